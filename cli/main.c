@@ -1,0 +1,166 @@
+/* main.c - the ptxjit command: a thin layer over the library.
+ * Exit codes: 0 success, 1 kernel runtime failure, 2 usage or PTX error. */
+#include "ptx.h"
+
+#include <errno.h>
+#include <llvm-c/Core.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
+
+static const char usage[] =
+    "usage: ptxjit <command> [options]\n"
+    "\n"
+    "Runs NVIDIA PTX kernels on the CPU.\n"
+    "\n"
+    "commands:\n"
+    "  check FILE.ptx...   parse and validate PTX; prints each problem as\n"
+    "                      FILE:LINE:COL: error: MESSAGE and exits 2 if any\n"
+    "  print FILE.ptx      parse, validate and print the module back as PTX\n"
+    "  run FILE.ptx ...    run a kernel (not available in this build yet)\n"
+    "\n"
+    "options:\n"
+    "  -h, --help          show this help\n"
+    "  -V, --version       show the ptxjit and LLVM versions\n"
+    "\n"
+    "FILE may be '-' for standard input.\n"
+    "exit status: 0 success, 1 kernel failure, 2 usage or PTX error\n";
+
+/* Reads a whole file (or stdin for "-"); NULL with errno set on failure. */
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        n += fread(buf + n, 1, cap - n, f);
+        if (n < cap)
+            break;
+        char *nb = cap < (SIZE_MAX >> 1) ? realloc(buf, cap *= 2) : NULL;
+        if (!nb) {
+            free(buf);
+            buf = NULL;
+            errno = ENOMEM;
+        }
+        buf = nb;
+    }
+    int err = ferror(f) ? EIO : 0;
+    if (f != stdin)
+        fclose(f);
+    if (buf && err) {
+        free(buf);
+        errno = err;
+        return NULL;
+    }
+    *len = n;
+    return buf;
+}
+
+/* Parses and checks one file; prints diagnostics; returns the module or
+ * NULL (with *status set) when the file is unreadable or invalid. */
+static ptx_module *load(const char *path, int *status)
+{
+    size_t len;
+    char *src = read_file(path, &len);
+    if (!src) {
+        fprintf(stderr, "ptxjit: cannot read '%s': %s\n", path, strerror(errno));
+        *status = EXIT_USAGE;
+        return NULL;
+    }
+    const char *name = strcmp(path, "-") ? path : "<stdin>";
+    ptx_diags d = {0};
+    ptx_module *m = ptx_parse(src, len, name, &d);
+    if (m && d.n == 0)
+        ptx_check(m, &d);
+    if (!m)
+        fprintf(stderr, "ptxjit: out of memory while parsing '%s'\n", name);
+    ptx_diags_print(&d, name, src, len, stderr);
+    bool bad = !m || d.n || d.dropped;
+    ptx_diags_free(&d);
+    free(src);
+    if (bad) {
+        ptx_module_free(m);
+        *status = EXIT_USAGE;
+        return NULL;
+    }
+    return m;
+}
+
+static int cmd_check(int argc, char **argv)
+{
+    if (argc < 1) {
+        fprintf(stderr, "ptxjit check: no input file\n%s", usage);
+        return EXIT_USAGE;
+    }
+    int status = EXIT_OK;
+    for (int i = 0; i < argc; i++) {
+        int s = EXIT_OK;
+        ptx_module_free(load(argv[i], &s));
+        if (s != EXIT_OK)
+            status = s;
+    }
+    return status;
+}
+
+static int cmd_print(int argc, char **argv)
+{
+    if (argc != 1) {
+        fprintf(stderr, "ptxjit print: expected exactly one input file\n");
+        return EXIT_USAGE;
+    }
+    int status = EXIT_OK;
+    ptx_module *m = load(argv[0], &status);
+    if (!m)
+        return status;
+    char *text = ptx_print(m);
+    ptx_module_free(m);
+    if (!text) {
+        fprintf(stderr, "ptxjit: out of memory\n");
+        return EXIT_USAGE;
+    }
+    fputs(text, stdout);
+    free(text);
+    return EXIT_OK;
+}
+
+static int print_version(void)
+{
+    unsigned maj, min, patch;
+    LLVMGetVersion(&maj, &min, &patch);
+    printf("ptxjit %s (LLVM %u.%u.%u)\n", PTXJIT_VERSION, maj, min, patch);
+    return EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(usage, stderr);
+        return EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+        fputs(usage, stdout);
+        return EXIT_OK;
+    }
+    if (!strcmp(cmd, "-V") || !strcmp(cmd, "--version"))
+        return print_version();
+    for (int i = 2; i < argc; i++)
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            fputs(usage, stdout);
+            return EXIT_OK;
+        }
+    if (!strcmp(cmd, "check"))
+        return cmd_check(argc - 2, argv + 2);
+    if (!strcmp(cmd, "print"))
+        return cmd_print(argc - 2, argv + 2);
+    if (!strcmp(cmd, "run")) {
+        fprintf(stderr, "ptxjit run: kernel execution is not available in this build yet\n");
+        return EXIT_USAGE;
+    }
+    fprintf(stderr, "ptxjit: unknown command '%s'\n%s", cmd, usage);
+    return EXIT_USAGE;
+}

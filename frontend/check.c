@@ -1,0 +1,637 @@
+/* check.c - semantic checks: resolves every name to its declaration
+ * (registers and variables by scope, labels per function, functions per
+ * module), reports duplicates and undeclared names, and checks operands
+ * against the opcode table's shapes and the ISA's type-compatibility rules. */
+#include "ptx.h"
+#include "symtab.h"
+
+#include <string.h>
+
+typedef struct checker {
+    ptx_module *m;
+    ptx_diags *diags;
+    uint32_t errors;
+    symtab globals;      /* module variables and functions */
+    symtab locals;       /* params, body variables (scoped) */
+    symtab labels;       /* labels, prototypes, branch/call target tables */
+    const ptx_func *func;
+} checker;
+
+#define ERR(c, loc, ...) ((c)->errors++, ptx_diag_add((c)->diags, (loc), __VA_ARGS__))
+
+/* ---- name resolution ---- */
+
+/* %r17 against a declaration %r<100>: splits off the trailing number. */
+static const sym *find_param_reg(const symtab *t, const char *name, uint32_t *index)
+{
+    size_t n = strlen(name), k = n;
+    while (k > 0 && name[k - 1] >= '0' && name[k - 1] <= '9')
+        k--;
+    if (k == n || k == 0 || n - k > 9 || (name[k] == '0' && n - k > 1))
+        return NULL;
+    uint32_t v = 0;
+    for (size_t i = k; i < n; i++)
+        v = v * 10 + (uint32_t)(name[i] - '0');
+    const sym *s = symtab_find(t, name, k);
+    if (!s || s->kind != SYM_VAR || v >= ((ptx_var *)s->decl)->nreg)
+        return NULL;
+    *index = v;
+    return s;
+}
+
+static void resolve_name(checker *c, ptx_operand *o)
+{
+    size_t n = strlen(o->name);
+    const sym *s = symtab_find(&c->locals, o->name, n);
+    if (!s)
+        s = find_param_reg(&c->locals, o->name, &o->reg_index);
+    if (!s)
+        s = symtab_find(&c->globals, o->name, n);
+    if (!s)
+        s = symtab_find(&c->labels, o->name, n);
+    if (!s) {
+        ERR(c, o->loc, "use of undeclared identifier '%s'", o->name);
+        return;
+    }
+    if (s->kind == SYM_VAR) {
+        o->var = s->decl;
+        if (o->var->nreg && !strcmp(o->var->name, o->name))
+            ERR(c, o->loc, "'%s' names %u registers; use one of them, e.g. %s0", o->name,
+                o->var->nreg, o->name);
+    } else if (s->kind == SYM_FUNC) {
+        o->func = s->decl;
+    } else {
+        o->label = s->label;
+    }
+}
+
+static void resolve_operand(checker *c, ptx_operand *o)
+{
+    if (o->kind == PTX_OPD_NAME)
+        resolve_name(c, o);
+    for (uint32_t i = 0; i < o->nelems; i++)
+        resolve_operand(c, &o->elems[i]);
+}
+
+/* ---- type rules ---- */
+
+static bool is_reg(const ptx_operand *o)
+{
+    return o->kind == PTX_OPD_NAME && o->var && o->var->space == PTX_SP_REG;
+}
+
+static ptx_type widen(ptx_type t)
+{
+    switch (t) {
+    case PTX_TYPE_U8: return PTX_TYPE_U16;
+    case PTX_TYPE_U16: return PTX_TYPE_U32;
+    case PTX_TYPE_U32: return PTX_TYPE_U64;
+    case PTX_TYPE_S8: return PTX_TYPE_S16;
+    case PTX_TYPE_S16: return PTX_TYPE_S32;
+    case PTX_TYPE_S32: return PTX_TYPE_S64;
+    case PTX_TYPE_B8: return PTX_TYPE_B16;
+    case PTX_TYPE_B16: return PTX_TYPE_B32;
+    case PTX_TYPE_B32: return PTX_TYPE_B64;
+    case PTX_TYPE_F32: return PTX_TYPE_F64;
+    default: return PTX_TYPE_NONE;
+    }
+}
+
+static bool is_intlike(char cls) { return cls == 'B' || cls == 'U' || cls == 'S'; }
+
+/* ISA "type checking": bit types match any type of their size, signed and
+ * unsigned match each other, floats match themselves or bits.  `relaxed`
+ * (ld/st/cvt) also allows integer registers wider than the type. */
+static bool type_compatible(ptx_type want, ptx_type have, bool relaxed)
+{
+    char w = ptx_type_class(want), h = ptx_type_class(have);
+    uint32_t ws = ptx_type_size(want), hs = ptx_type_size(have);
+    if (w == 'P' || h == 'P')
+        return w == h;
+    if (relaxed && is_intlike(w) && is_intlike(h) && hs > ws)
+        return true;
+    if (ws != hs)
+        return false;
+    if (w == 'B' || h == 'B')
+        return true;
+    if (w == 'F' || h == 'F')
+        return want == have;
+    return true;
+}
+
+static ptx_type reg_type(const ptx_operand *o)
+{
+    return o->kind == PTX_OPD_SREG ? ptx_sreg_type((ptx_sreg)o->sreg) : o->var->type;
+}
+
+static void check_vector_comp(checker *c, const ptx_operand *o)
+{
+    if (o->kind == PTX_OPD_NAME && o->var && o->comp && o->var->vec == 0)
+        ERR(c, o->loc, "'%s' is not a vector register; it has no components", o->name);
+    if (o->kind == PTX_OPD_NAME && o->var && o->comp > o->var->vec && o->var->vec)
+        ERR(c, o->loc, "component out of range for .v%u register '%s'", o->var->vec, o->name);
+}
+
+typedef enum role { SRC, DST } role;
+
+/* A value operand of type `want`. */
+static void check_value(checker *c, const ptx_operand *o, ptx_type want, role r, bool relaxed)
+{
+    char cls = ptx_type_class(want);
+    switch (o->kind) {
+    case PTX_OPD_SINK:
+        if (r == SRC)
+            ERR(c, o->loc, "'_' can only be a destination");
+        return;
+    case PTX_OPD_IMM:
+    case PTX_OPD_F32:
+    case PTX_OPD_F64:
+        if (r == DST)
+            ERR(c, o->loc, "destination must be a register");
+        else if (o->kind != PTX_OPD_IMM && cls != 'F' && cls != 'B')
+            ERR(c, o->loc, "floating-point constant used with .%s", ptx_type_name(want));
+        else if (o->kind == PTX_OPD_F32 && cls == 'F' && want != PTX_TYPE_F32 &&
+                 ptx_type_size(want) != 4)
+            ERR(c, o->loc, "0f constant (32 bits) used with .%s", ptx_type_name(want));
+        else if (cls == 'P' && o->imm > 1)
+            ERR(c, o->loc, "predicate constant must be 0 or 1");
+        return;
+    case PTX_OPD_SREG:
+        if (r == DST) {
+            ERR(c, o->loc, "special register %s is read-only", ptx_sreg_name((ptx_sreg)o->sreg));
+            return;
+        }
+        break;
+    case PTX_OPD_NAME:
+        if (!o->var && !o->func && o->label < 0)
+            return; /* undeclared: already reported */
+        if (!is_reg(o)) {
+            ERR(c, o->loc, "'%s' is not a register", o->name);
+            return;
+        }
+        check_vector_comp(c, o);
+        break;
+    default:
+        ERR(c, o->loc, "expected a %s operand of type .%s", r == DST ? "register" : "register or constant",
+            ptx_type_name(want));
+        return;
+    }
+    ptx_type have = reg_type(o);
+    if (!type_compatible(want, have, relaxed))
+        ERR(c, o->loc, "operand '%s' has type .%s, incompatible with .%s",
+            o->kind == PTX_OPD_SREG ? ptx_sreg_name((ptx_sreg)o->sreg) : o->name,
+            ptx_type_name(have), ptx_type_name(want));
+}
+
+static void check_pred(checker *c, const ptx_operand *o, role r)
+{
+    if (o->neg && r == DST)
+        ERR(c, o->loc, "a destination cannot be negated");
+    check_value(c, o, PTX_TYPE_PRED, r, false);
+}
+
+static void check_int(checker *c, const ptx_operand *o, uint32_t size)
+{
+    if (o->kind == PTX_OPD_IMM)
+        return;
+    check_value(c, o, size == 8 ? PTX_TYPE_B64 : PTX_TYPE_B32, SRC, false);
+    if (is_reg(o) && ptx_type_class(o->var->type) == 'F')
+        ERR(c, o->loc, "'%s' is a floating-point register; an integer is expected", o->name);
+}
+
+static void check_address(checker *c, const ptx_instr *in, const ptx_operand *o)
+{
+    if (o->kind != PTX_OPD_ADDR) {
+        ERR(c, o->loc, "'%s' expects an address operand [..]", ptx_op_name(in->op));
+        return;
+    }
+    if (!o->nelems)
+        return;
+    const ptx_operand *b = &o->elems[0];
+    if (b->kind == PTX_OPD_NAME && b->var && b->var->space == PTX_SP_REG) {
+        ptx_type t = b->var->type;
+        if (!is_intlike(ptx_type_class(t)) || (ptx_type_size(t) != 4 && ptx_type_size(t) != 8))
+            ERR(c, b->loc, "address register '%s' must be a 32- or 64-bit integer", b->name);
+    } else if (b->kind == PTX_OPD_NAME && (b->func || b->label >= 0)) {
+        ERR(c, b->loc, "'%s' is not a variable", b->name);
+    } else if (b->kind == PTX_OPD_SREG) {
+        ERR(c, b->loc, "a special register cannot be an address");
+    }
+}
+
+/* ld/st value: a vector under .v2/.v4/.v8, else a single register. */
+static void check_memval(checker *c, const ptx_instr *in, const ptx_operand *o, ptx_type t,
+                         role r)
+{
+    uint32_t vec = in->mod[PTX_CAT_VEC] ? (uint32_t)(ptx_mod_text(PTX_CAT_VEC,
+                                                                  in->mod[PTX_CAT_VEC])[1] - '0')
+                                        : 0;
+    if (!vec) {
+        if (o->kind == PTX_OPD_VEC)
+            ERR(c, o->loc, "vector operand needs a .v2/.v4 modifier");
+        else
+            check_value(c, o, t, r, true);
+        return;
+    }
+    if (o->kind != PTX_OPD_VEC || o->nelems != vec) {
+        ERR(c, o->loc, ".v%u needs a vector operand of %u elements", vec, vec);
+        return;
+    }
+    for (uint32_t i = 0; i < o->nelems; i++)
+        check_value(c, &o->elems[i], t, r, true);
+}
+
+static void check_label(checker *c, const ptx_instr *in, const ptx_operand *o)
+{
+    if (o->kind != PTX_OPD_NAME || (o->var || o->func)) {
+        ERR(c, o->loc, "'%s' expects a label", ptx_op_name(in->op));
+        return;
+    }
+    if (o->label < 0)
+        return; /* undeclared, reported */
+    const ptx_stmt *s = &c->func->body[o->label];
+    bool table = s->kind == PTX_STMT_BRANCHTARGETS;
+    if (in->op == PTX_OP_BRX_IDX && !table)
+        ERR(c, o->loc, "brx.idx needs a .branchtargets label, '%s' is not one", o->name);
+    else if (in->op != PTX_OP_BRX_IDX && s->kind != PTX_STMT_LABEL)
+        ERR(c, o->loc, "'%s' is not a code label", o->name);
+}
+
+/* The instruction's type for shape code k (a digit). */
+static ptx_type type_for(const ptx_instr *in, char code)
+{
+    int k = code == 'D' ? 0 : code - '0';
+    ptx_type t = k < in->ntypes ? (ptx_type)in->types[k] : PTX_TYPE_NONE;
+    if (code == 'D' && in->mod[PTX_CAT_WIDTH] == PTX_WIDTH_WIDE)
+        t = widen(t);
+    return t;
+}
+
+static void check_operand(checker *c, const ptx_instr *in, const ptx_operand *o, char code,
+                          role r)
+{
+    switch (code) {
+    case '0': case '1': case '2': case 'D': {
+        ptx_type t = type_for(in, code);
+        if (t == PTX_TYPE_NONE && code == 'D')
+            ERR(c, o->loc, ".wide is not defined for .%s", ptx_type_name((ptx_type)in->types[0]));
+        else if (t != PTX_TYPE_NONE)
+            check_value(c, o, t, r, in->op == PTX_OP_CVT);
+        break;
+    }
+    case 'P': check_pred(c, o, SRC); break;
+    case 'Q':
+        if (o->kind == PTX_OPD_PAIR) {
+            check_pred(c, &o->elems[0], DST);
+            check_pred(c, &o->elems[1], DST);
+        } else {
+            check_pred(c, o, DST);
+        }
+        break;
+    case 'R':
+        if (o->kind == PTX_OPD_PAIR) {
+            check_value(c, &o->elems[0], type_for(in, '0'), DST, false);
+            check_pred(c, &o->elems[1], DST);
+        } else {
+            check_value(c, o, type_for(in, '0'), DST, false);
+        }
+        break;
+    case 'u': check_int(c, o, 4); break;
+    case 'U': check_int(c, o, 8); break;
+    case 'I':
+        if (o->kind != PTX_OPD_IMM)
+            ERR(c, o->loc, "'%s' expects an integer constant here", ptx_op_name(in->op));
+        break;
+    case 'A': check_address(c, in, o); break;
+    case 'M': check_memval(c, in, o, type_for(in, '0'), r); break;
+    case 'L': check_label(c, in, o); break;
+    default: break; /* X: opcode-specific */
+    }
+}
+
+/* ---- opcode-specific rules ---- */
+
+static void check_mov(checker *c, const ptx_instr *in)
+{
+    ptx_type t = type_for(in, '0');
+    const ptx_operand *d = &in->opds[0], *a = &in->opds[1];
+    uint32_t size = ptx_type_size(t);
+    /* mov.b64 d, {a,b} packs; mov.b64 {a,b}, d unpacks: elements split the size. */
+    if (d->kind == PTX_OPD_VEC || a->kind == PTX_OPD_VEC) {
+        const ptx_operand *v = d->kind == PTX_OPD_VEC ? d : a, *s = v == d ? a : d;
+        if (d->kind == PTX_OPD_VEC && a->kind == PTX_OPD_VEC) {
+            ERR(c, a->loc, "mov cannot have vector operands on both sides");
+            return;
+        }
+        if (v->nelems < 2 || size % v->nelems) {
+            ERR(c, v->loc, "cannot split .%s into %u parts", ptx_type_name(t), v->nelems);
+            return;
+        }
+        uint32_t part = size / v->nelems;
+        ptx_type pt = part == 1 ? PTX_TYPE_B8 : part == 2 ? PTX_TYPE_B16 : part == 4 ? PTX_TYPE_B32
+                                                                                      : PTX_TYPE_B64;
+        for (uint32_t i = 0; i < v->nelems; i++)
+            check_value(c, &v->elems[i], pt, v == d ? DST : SRC, false);
+        check_value(c, s, t, s == d ? DST : SRC, false);
+        return;
+    }
+    check_value(c, d, t, DST, false);
+    if (a->kind == PTX_OPD_NAME && (a->func || (a->var && a->var->space != PTX_SP_REG))) {
+        if (size != 4 && size != 8)
+            ERR(c, a->loc, "the address of '%s' needs a 32- or 64-bit mov", a->name);
+    } else if (a->kind == PTX_OPD_NAME && a->label >= 0) {
+        ERR(c, a->loc, "'%s' is a label; mov cannot take its address", a->name);
+    } else {
+        check_value(c, a, t, SRC, false);
+    }
+}
+
+static void check_cvta(checker *c, const ptx_instr *in)
+{
+    const ptx_operand *a = &in->opds[1];
+    ptx_type t = type_for(in, '0');
+    if (ptx_type_size(t) != 4 && ptx_type_size(t) != 8)
+        ERR(c, in->loc, "cvta needs .u32 or .u64");
+    if (!in->mod[PTX_CAT_SPACE])
+        ERR(c, in->loc, "cvta needs a state space (.global, .shared, .local, .const, .param)");
+    if (a->kind == PTX_OPD_NAME && a->var && a->var->space != PTX_SP_REG)
+        return; /* cvta.space d, var: address of a variable */
+    check_value(c, a, t, SRC, false);
+}
+
+static void check_call(checker *c, const ptx_instr *in)
+{
+    uint32_t i = 0, nrets = 0, nargs = 0;
+    const ptx_operand *o = in->opds;
+    if (i < in->nopds && o[i].kind == PTX_OPD_LIST)
+        nrets = o[i++].nelems;
+    if (i == in->nopds || o[i].kind != PTX_OPD_NAME) {
+        ERR(c, in->loc, "call needs a function name or a register holding its address");
+        return;
+    }
+    const ptx_operand *target = &o[i++];
+    if (i < in->nopds && o[i].kind == PTX_OPD_LIST)
+        nargs = o[i++].nelems;
+    const ptx_operand *proto = i < in->nopds ? &o[i++] : NULL;
+    if (i < in->nopds) {
+        ERR(c, o[i].loc, "unexpected operand in call");
+        return;
+    }
+    for (uint32_t k = 0; k < in->nopds; k++)
+        if (o[k].kind == PTX_OPD_LIST)
+            for (uint32_t e = 0; e < o[k].nelems; e++) {
+                const ptx_operand *x = &o[k].elems[e];
+                if (x->kind == PTX_OPD_NAME && (x->func || x->label >= 0))
+                    ERR(c, x->loc, "'%s' cannot be a call argument", x->name);
+            }
+    const ptx_func *f = target->func;
+    if (target->var) {
+        if (!proto)
+            ERR(c, target->loc, "an indirect call needs a .callprototype or .calltargets label");
+        else if (proto->kind != PTX_OPD_NAME || proto->label < 0)
+            ERR(c, proto->loc, "expected a .callprototype or .calltargets label");
+        else if (c->func->body[proto->label].kind == PTX_STMT_PROTOTYPE)
+            f = c->func->body[proto->label].proto;
+        check_int(c, target, ptx_type_size(target->var->type));
+    } else if (!f) {
+        if (target->label >= 0)
+            ERR(c, target->loc, "'%s' is a label, not a function", target->name);
+        return;
+    }
+    if (!f)
+        return;
+    if (nargs != f->nparams)
+        ERR(c, target->loc, "'%s' takes %u arguments, %u given", f->name, f->nparams, nargs);
+    if (nrets != f->nrets)
+        ERR(c, target->loc, "'%s' returns %u values, %u received", f->name, f->nrets, nrets);
+}
+
+/* ---- instructions ---- */
+
+static void check_shape(checker *c, const ptx_instr *in)
+{
+    const char *shape = ptx_op_shape(in->op);
+    char codes[16];
+    bool optional[16];
+    uint32_t n = 0, required = 0;
+    for (const char *s = shape; *s && n < 16; s++) {
+        if (*s == ',')
+            continue;
+        codes[n] = *s;
+        optional[n] = s[1] == '?';
+        required += !optional[n];
+        n++;
+        if (s[1] == '?')
+            s++;
+    }
+    if (in->nopds < required || in->nopds > n) {
+        if (required == n)
+            ERR(c, in->loc, "'%s' takes %u operands, %u given", ptx_op_name(in->op), n, in->nopds);
+        else
+            ERR(c, in->loc, "'%s' takes %u to %u operands, %u given", ptx_op_name(in->op),
+                required, n, in->nopds);
+        return;
+    }
+    for (uint32_t k = 0; k < n; k++)
+        if (codes[k] >= '0' && codes[k] <= '2' && (uint32_t)(codes[k] - '0') >= in->ntypes) {
+            ERR(c, in->loc, "'%s' needs %u type modifier%s (e.g. .u32)", ptx_op_name(in->op),
+                codes[k] - '0' + 1, codes[k] == '0' ? "" : "s");
+            return;
+        }
+    if (in->op == PTX_OP_MOV && in->ntypes == 0) {
+        ERR(c, in->loc, "'mov' needs a type modifier (e.g. .u32)");
+        return;
+    }
+    uint32_t extra = in->nopds - required, i = 0;
+    bool first_is_dst = !(ptx_op_effects(in->op) & (E_BRANCH | E_CALL)) && in->op != PTX_OP_ST &&
+                        in->op != PTX_OP_RED && in->nopds > 0 && codes[0] != 'A' &&
+                        codes[0] != 'P' && codes[0] != 'I';
+    for (uint32_t k = 0; k < n; k++) {
+        if (optional[k]) {
+            if (!extra)
+                continue;
+            extra--;
+        }
+        check_operand(c, in, &in->opds[i], codes[k], i == 0 && first_is_dst ? DST : SRC);
+        i++;
+    }
+}
+
+static void check_instr(checker *c, ptx_instr *in)
+{
+    uint32_t before = c->errors;
+    if (in->has_guard) {
+        resolve_operand(c, &in->guard);
+        if (c->errors == before)
+            check_pred(c, &in->guard, SRC);
+    }
+    for (uint32_t i = 0; i < in->nopds; i++)
+        resolve_operand(c, &in->opds[i]);
+    if (c->errors != before)
+        return; /* one report per instruction for undeclared names */
+    check_shape(c, in);
+    if (c->errors != before)
+        return;
+    if (in->op == PTX_OP_MOV)
+        check_mov(c, in);
+    else if (in->op == PTX_OP_CVTA)
+        check_cvta(c, in);
+    else if (in->op == PTX_OP_CALL)
+        check_call(c, in);
+}
+
+/* ---- declarations ---- */
+
+static void check_var_decl(checker *c, const ptx_var *v, bool module_scope)
+{
+    if (v->space == PTX_SP_REG) {
+        if (v->ndims)
+            ERR(c, v->loc, "registers cannot be arrays");
+        if (v->init)
+            ERR(c, v->loc, "registers cannot have initializers");
+        if (module_scope)
+            ERR(c, v->loc, ".reg variables must be declared inside a function");
+    } else if (v->nreg) {
+        ERR(c, v->loc, "only registers can use the %s<N> form", v->name);
+    }
+    if (v->init && v->space != PTX_SP_GLOBAL && v->space != PTX_SP_CONST)
+        ERR(c, v->loc, "only .global and .const variables can have initializers");
+    if (v->init && (v->linkage & PTX_LINK_EXTERN))
+        ERR(c, v->loc, "an .extern variable cannot have an initializer");
+    if (v->type == PTX_TYPE_PRED && v->space != PTX_SP_REG)
+        ERR(c, v->loc, ".pred variables must be registers");
+    for (uint32_t i = 1; i < v->ndims; i++)
+        if (!v->dims[i])
+            ERR(c, v->loc, "only the first array dimension may be unsized");
+}
+
+static void check_init(checker *c, const ptx_init *in)
+{
+    if (!in)
+        return;
+    if (in->kind == PTX_INIT_LIST)
+        for (uint32_t i = 0; i < in->nelems; i++)
+            check_init(c, in->elems[i]);
+    else if (in->sym) {
+        const sym *s = symtab_find(&c->globals, in->sym, strlen(in->sym));
+        if (!s)
+            ERR(c, in->loc, "use of undeclared identifier '%s' in initializer", in->sym);
+    }
+}
+
+static void declare(checker *c, symtab *t, const char *name, sym_kind k, void *decl,
+                    ptx_loc loc, int32_t label)
+{
+    const sym *prev = symtab_add(t, name, k, decl, label);
+    if (prev)
+        ERR(c, loc, "redefinition of '%s'", name);
+}
+
+static void declare_labels(checker *c, ptx_func *f)
+{
+    for (uint32_t i = 0; i < f->nbody; i++) {
+        ptx_stmt *s = &f->body[i];
+        if (s->kind == PTX_STMT_LABEL || s->kind == PTX_STMT_PROTOTYPE ||
+            s->kind == PTX_STMT_BRANCHTARGETS || s->kind == PTX_STMT_CALLTARGETS)
+            declare(c, &c->labels, s->name, SYM_LABEL, s, s->loc, (int32_t)i);
+    }
+}
+
+static void check_targets(checker *c, ptx_stmt *s)
+{
+    for (uint32_t i = 0; i < s->ntargets; i++) {
+        ptx_operand *o = &s->targets[i];
+        resolve_operand(c, o);
+        bool ok = s->kind == PTX_STMT_BRANCHTARGETS
+                      ? o->label >= 0 && c->func->body[o->label].kind == PTX_STMT_LABEL
+                      : o->func != NULL;
+        if (!ok && (o->var || o->func || o->label >= 0))
+            ERR(c, o->loc, "'%s' is not a %s", o->name,
+                s->kind == PTX_STMT_BRANCHTARGETS ? "code label" : "function");
+    }
+}
+
+static void check_body(checker *c, ptx_func *f)
+{
+    c->func = f;
+    symtab_init(&c->locals);
+    symtab_init(&c->labels);
+    for (uint32_t i = 0; i < f->nrets; i++)
+        declare(c, &c->locals, f->rets[i]->name, SYM_VAR, f->rets[i], f->rets[i]->loc, -1);
+    for (uint32_t i = 0; i < f->nparams; i++)
+        declare(c, &c->locals, f->params[i]->name, SYM_VAR, f->params[i], f->params[i]->loc, -1);
+    symtab_push(&c->locals);
+    declare_labels(c, f);
+    for (uint32_t i = 0; i < f->nbody; i++) {
+        ptx_stmt *s = &f->body[i];
+        switch (s->kind) {
+        case PTX_STMT_SCOPE_BEGIN: symtab_push(&c->locals); break;
+        case PTX_STMT_SCOPE_END: symtab_pop(&c->locals); break;
+        case PTX_STMT_VAR:
+            check_var_decl(c, s->var, false);
+            declare(c, &c->locals, s->var->name, SYM_VAR, s->var, s->var->loc, -1);
+            break;
+        case PTX_STMT_INSTR: check_instr(c, s->instr); break;
+        case PTX_STMT_BRANCHTARGETS:
+        case PTX_STMT_CALLTARGETS: check_targets(c, s); break;
+        default: break;
+        }
+    }
+    symtab_free(&c->locals);
+    symtab_free(&c->labels);
+    c->func = NULL;
+}
+
+static bool same_signature(const ptx_func *a, const ptx_func *b)
+{
+    if (a->is_entry != b->is_entry || a->nparams != b->nparams || a->nrets != b->nrets)
+        return false;
+    for (uint32_t i = 0; i < a->nparams; i++)
+        if (a->params[i]->type != b->params[i]->type ||
+            a->params[i]->space != b->params[i]->space)
+            return false;
+    return true;
+}
+
+/* A function may be declared (prototype) before it is defined, once. */
+static void declare_func(checker *c, ptx_func *f)
+{
+    const sym *prev = symtab_find(&c->globals, f->name, strlen(f->name));
+    if (prev && prev->kind == SYM_FUNC) {
+        ptx_func *p = prev->decl;
+        if (!same_signature(p, f))
+            ERR(c, f->loc, "'%s' redeclared with a different signature", f->name);
+        else if (p->has_body && f->has_body)
+            ERR(c, f->loc, "redefinition of '%s'", f->name);
+        else if (f->has_body)
+            ((sym *)prev)->decl = f; /* calls resolve to the definition */
+        return;
+    }
+    declare(c, &c->globals, f->name, SYM_FUNC, f, f->loc, -1);
+}
+
+uint32_t ptx_check(ptx_module *m, ptx_diags *diags)
+{
+    checker c = {.m = m, .diags = diags};
+    symtab_init(&c.globals);
+    if (!m->version_major)
+        ERR(&c, ((ptx_loc){1, 1}), "missing .version directive");
+    if (!m->sm)
+        ERR(&c, ((ptx_loc){1, 1}), "missing .target directive (e.g. .target sm_80)");
+    for (uint32_t i = 0; i < m->nitems; i++) {
+        ptx_item *it = &m->items[i];
+        if (it->kind == PTX_ITEM_VAR) {
+            check_var_decl(&c, it->var, true);
+            check_init(&c, it->var->init);
+            declare(&c, &c.globals, it->var->name, SYM_VAR, it->var, it->var->loc, -1);
+        } else if (it->kind == PTX_ITEM_FUNC) {
+            declare_func(&c, it->func);
+            if (it->func->has_body)
+                check_body(&c, it->func);
+        }
+    }
+    if (c.globals.oom)
+        ERR(&c, ((ptx_loc){1, 1}), "out of memory while checking");
+    symtab_free(&c.globals);
+    return c.errors;
+}
