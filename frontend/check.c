@@ -494,7 +494,7 @@ static void check_var_decl(checker *c, const ptx_var *v, bool module_scope)
     } else if (v->nreg) {
         ERR(c, v->loc, "only registers can use the %s<N> form", v->name);
     }
-    if (v->init && v->space != PTX_SP_GLOBAL && v->space != PTX_SP_CONST)
+    else if (v->init && v->space != PTX_SP_GLOBAL && v->space != PTX_SP_CONST)
         ERR(c, v->loc, "only .global and .const variables can have initializers");
     if (v->init && (v->linkage & PTX_LINK_EXTERN))
         ERR(c, v->loc, "an .extern variable cannot have an initializer");
@@ -505,18 +505,48 @@ static void check_var_decl(checker *c, const ptx_var *v, bool module_scope)
             ERR(c, v->loc, "only the first array dimension may be unsized");
 }
 
-static void check_init(checker *c, const ptx_init *in)
+/* ptxas rejects a float initializer for an integer variable and the
+ * reverse; addresses need an integer type wide enough for a pointer. */
+static void check_init_value(checker *c, const ptx_var *v, const ptx_init *in)
 {
-    if (!in)
-        return;
-    if (in->kind == PTX_INIT_LIST)
-        for (uint32_t i = 0; i < in->nelems; i++)
-            check_init(c, in->elems[i]);
-    else if (in->sym) {
-        const sym *s = symtab_find(&c->globals, in->sym, strlen(in->sym));
-        if (!s)
-            ERR(c, in->loc, "use of undeclared identifier '%s' in initializer", in->sym);
+    char cls = ptx_type_class(v->type);
+    uint32_t size = ptx_type_size(v->type);
+    bool ok = true;
+    switch (in->kind) {
+    case PTX_INIT_INT: ok = is_intlike(cls); break;
+    case PTX_INIT_F32:
+    case PTX_INIT_F64: ok = cls == 'F' || cls == 'B'; break;
+    case PTX_INIT_MASK: ok = is_intlike(cls); break;
+    default: ok = is_intlike(cls) && (size == 4 || size == 8); break;
     }
+    if (!ok)
+        ERR(c, in->loc, "initializer value does not match the type .%s of '%s'",
+            ptx_type_name(v->type), v->name);
+    if (in->sym && !symtab_find(&c->globals, in->sym, strlen(in->sym)))
+        ERR(c, in->loc, "use of undeclared identifier '%s' in initializer", in->sym);
+}
+
+/* Walks nested braces against the array dimensions, then the vector. */
+static void check_init(checker *c, const ptx_var *v, const ptx_init *in, uint32_t dim)
+{
+    bool vec_level = dim == v->ndims && v->vec;
+    if (in->kind != PTX_INIT_LIST) {
+        if (dim < v->ndims || vec_level)
+            ERR(c, in->loc, "'%s' needs a braced initializer", v->name);
+        else
+            check_init_value(c, v, in);
+        return;
+    }
+    if (dim >= v->ndims + (v->vec ? 1 : 0)) {
+        ERR(c, in->loc, "too many braces in the initializer of '%s'", v->name);
+        return;
+    }
+    uint64_t limit = vec_level ? v->vec : v->dims[dim];
+    if (limit && in->nelems > limit)
+        ERR(c, in->loc, "%u initializers for %llu elements of '%s'", in->nelems,
+            (unsigned long long)limit, v->name);
+    for (uint32_t i = 0; i < in->nelems; i++)
+        check_init(c, v, in->elems[i], dim + 1);
 }
 
 static void declare(checker *c, symtab *t, const char *name, sym_kind k, void *decl,
@@ -622,7 +652,8 @@ uint32_t ptx_check(ptx_module *m, ptx_diags *diags)
         ptx_item *it = &m->items[i];
         if (it->kind == PTX_ITEM_VAR) {
             check_var_decl(&c, it->var, true);
-            check_init(&c, it->var->init);
+            if (it->var->init)
+                check_init(&c, it->var, it->var->init, 0);
             declare(&c, &c.globals, it->var->name, SYM_VAR, it->var, it->var->loc, -1);
         } else if (it->kind == PTX_ITEM_FUNC) {
             declare_func(&c, it->func);

@@ -104,14 +104,14 @@ static bool lex_int(lexer *lx, token *t)
     uint64_t v = 0;
     unsigned base = 10;
     bool overflow = false;
+    if (e > s && (e[-1] == 'U' || e[-1] == 'u'))
+        t->is_unsigned = true, e--;
     if (e - s > 1 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
         base = 16, s += 2;
     else if (e - s > 1 && s[0] == '0' && (s[1] == 'b' || s[1] == 'B'))
         base = 2, s += 2;
     else if (e - s > 1 && s[0] == '0')
         base = 8, s += 1;
-    if (e > s && (e[-1] == 'U' || e[-1] == 'u'))
-        t->is_unsigned = true, e--;
     if (s == e)
         return false;
     for (; s < e; s++) {
@@ -128,6 +128,9 @@ static bool lex_int(lexer *lx, token *t)
         v = 0;
     }
     t->ival = v;
+    /* ISA: a literal is .s64 unless it needs .u64 or has the U suffix. */
+    if (v > INT64_MAX)
+        t->is_unsigned = true;
     return true;
 }
 

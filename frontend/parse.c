@@ -71,18 +71,24 @@ bool expect_punct(parser *p, char c, const char *context)
 }
 
 /* After an error: skips to the end of the statement (past ';'), stopping
- * before a '}' or a directive that starts a new top-level item. */
+ * before a '}' or a directive that starts a new top-level item.  At top
+ * level a braced block (a function body) is skipped whole. */
 static void resync(parser *p, bool top_level)
 {
     for (;;) {
         const token *t = peek(p);
-        if (t->kind == T_EOF || is_punct(t, '}'))
+        if (t->kind == T_EOF || (!top_level && (is_punct(t, '}') || is_punct(t, '{'))))
             break;
         if (top_level && t->kind == T_DOT && t->loc.col == 1 && t->space_before)
             break;
         next_tok(p);
         if (is_punct(t, ';'))
             break;
+        if (top_level && is_punct(t, '{')) {
+            for (uint64_t depth = 1; depth && peek(p)->kind != T_EOF;)
+                depth += is_punct(peek(p), '{') - is_punct(next_tok(p), '}');
+            break;
+        }
     }
     p->failed = false;
 }
@@ -746,8 +752,12 @@ static void parse_body(parser *p, ptx_func *f, const token *open)
                 break;
             continue;
         }
-        if (!parse_body_stmt(p, &b))
+        size_t start = p->i;
+        if (!parse_body_stmt(p, &b)) {
+            if (p->i == start && !is_punct(peek(p), '}'))
+                next_tok(p); /* always make progress */
             resync(p, false);
+        }
         if (p->oom)
             break;
     }
@@ -917,8 +927,12 @@ ptx_module *ptx_parse(const char *src, size_t len, const char *filename, ptx_dia
             p.failed = false;
             continue;
         }
-        if (!parse_module_directive(&p, &cap))
+        size_t start = p.i;
+        if (!parse_module_directive(&p, &cap)) {
+            if (p.i == start)
+                next_tok(&p); /* always make progress */
             resync(&p, true);
+        }
         p.failed = false;
     }
     tokens_free(&toks);
