@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Sets up (scripts/setup.sh), then runs every test: the ctest suite in the
+# normal build and again under ASan+UBSan, then a bounded fuzzing run.
+# FUZZ_SECONDS (default 60) bounds the fuzzer; FUZZ_SECONDS=0 skips it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh --with-fuzz
+jobs=$(nproc)
+echo "== ctest (build/)"
+ctest --test-dir build --output-on-failure -j "$jobs"
+echo "== ctest under AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/)"
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DPTXJIT_SANITIZE=ON >/dev/null
+cmake --build build-asan -j "$jobs"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    ctest --test-dir build-asan --output-on-failure -j "$jobs"
+if [ "${FUZZ_SECONDS:-60}" != 0 ] && [ -x scripts/fuzz.sh ]; then
+    echo "== fuzzing the parser for ${FUZZ_SECONDS:-60} s"
+    FUZZ_SECONDS=${FUZZ_SECONDS:-60} scripts/fuzz.sh
+fi
+echo "== all tests passed"
