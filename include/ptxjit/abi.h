@@ -1,0 +1,64 @@
+/* abi.h - the contract between generated code and the runtime.
+ *
+ * A kernel compiles to one "warp function" per .entry, which runs the 32
+ * lanes of one warp as SIMD vectors until they all exit (or it blocks in a
+ * runtime call such as a barrier, which switches fibers).  The generated
+ * code reaches the runtime only through the ptxjit_rt_* entry points below
+ * and the structures here; lower/ includes no other runtime header. */
+#ifndef PTXJIT_ABI_H
+#define PTXJIT_ABI_H
+
+#include <stdint.h>
+
+#define PTXJIT_WARP_SIZE 32
+
+/* Per-launch constants, shared by every CTA of a grid. */
+typedef struct ptxjit_launch {
+    uint32_t nctaid[3];
+    uint32_t ntid[3];
+    uint32_t dynamic_smem;   /* bytes of dynamic shared memory */
+    uint32_t nthreads;       /* ntid.x * ntid.y * ntid.z */
+    const void *params;      /* kernel parameters, laid out as CUDA lays them out */
+    void *rt;                /* the runtime's launch object (opaque here) */
+} ptxjit_launch;
+
+/* Per-CTA state; one per worker, reused from CTA to CTA. */
+typedef struct ptxjit_cta {
+    const ptxjit_launch *launch;
+    uint32_t ctaid[3];
+    uint32_t nwarps;
+    uint64_t cta_linear;     /* ctaid.x + nctaid.x * (ctaid.y + nctaid.y * ctaid.z) */
+    char *shared;            /* shared window: static variables, then dynamic */
+    void *worker;            /* the runtime's per-worker object (opaque here) */
+} ptxjit_cta;
+
+/* Field offsets used by the generated code (checked by a test). */
+#define PTXJIT_LAUNCH_NCTAID 0
+#define PTXJIT_LAUNCH_NTID 12
+#define PTXJIT_LAUNCH_DYNAMIC_SMEM 24
+#define PTXJIT_LAUNCH_NTHREADS 28
+#define PTXJIT_LAUNCH_PARAMS 32
+#define PTXJIT_CTA_LAUNCH 0
+#define PTXJIT_CTA_CTAID 8
+#define PTXJIT_CTA_NWARPS 20
+#define PTXJIT_CTA_LINEAR 24
+#define PTXJIT_CTA_SHARED 32
+
+/* The compiled form of a .entry: runs warp `warp` of the CTA. */
+typedef void (*ptxjit_warp_fn)(ptxjit_cta *cta, uint32_t warp);
+
+/* Runtime entry points, resolved by name when code is loaded. */
+#define PTXJIT_RT_ENTRY_POINTS(X)                                                                  \
+    X(ptxjit_rt_barrier, void, (ptxjit_cta * cta, uint32_t warp, uint32_t id, uint32_t threads,    \
+                               uint32_t lanes))                                                   \
+    X(ptxjit_rt_vprintf, int32_t, (ptxjit_cta * cta, uint32_t thread, const char *fmt,            \
+                                   const void *args))                                             \
+    X(ptxjit_rt_trap, void, (ptxjit_cta * cta, uint32_t line))                                     \
+    X(ptxjit_rt_assertfail, void, (ptxjit_cta * cta, const char *msg, const char *file,            \
+                                   uint32_t line, const char *func))                              \
+    X(ptxjit_rt_clock64, uint64_t, (void))                                                         \
+    X(ptxjit_rt_globaltimer, uint64_t, (void))                                                     \
+    X(ptxjit_rt_malloc, void *, (uint64_t size))                                                   \
+    X(ptxjit_rt_free, void, (void *p))
+
+#endif

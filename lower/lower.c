@@ -1,0 +1,585 @@
+/* lower.c - the lowering driver: module variables, function signatures,
+ * body partitioning into blocks, and per-instruction dispatch by family.
+ * Order matters: variables and function declarations first (bodies refer
+ * to them), then bodies, then the LLVM verifier. */
+#include "lower_internal.h"
+
+#include <llvm-c/Analysis.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- small helpers ---- */
+
+void lw_error(lw *L, ptx_loc loc, const char *fmt, ...)
+{
+    char buf[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    ptx_diag_add(L->diags, loc, "%s", buf);
+    L->errors++;
+}
+
+LLVMTypeRef vec_of(LLVMTypeRef t) { return LLVMVectorType(t, W); }
+
+LLVMValueRef splat(lw *L, LLVMValueRef scalar)
+{
+    LLVMTypeRef vt = vec_of(LLVMTypeOf(scalar));
+    LLVMValueRef undef = LLVMGetPoison(vt);
+    LLVMValueRef one = LLVMBuildInsertElement(L->b, undef, scalar, const_i32(L, 0), "");
+    return LLVMBuildShuffleVector(L->b, one, undef, LLVMConstNull(vec_of(L->i32)), "");
+}
+
+LLVMValueRef const_i32(lw *L, uint32_t v) { return LLVMConstInt(L->i32, v, false); }
+LLVMValueRef const_i64(lw *L, uint64_t v) { return LLVMConstInt(L->i64, v, false); }
+
+LLVMValueRef entry_alloca(fn *F, LLVMTypeRef t, const char *name)
+{
+    LLVMBuilderRef b = LLVMCreateBuilderInContext(F->L->ctx);
+    LLVMPositionBuilderBefore(b, F->alloca_ip);
+    LLVMValueRef a = LLVMBuildAlloca(b, t, name);
+    LLVMSetAlignment(a, 64);
+    LLVMDisposeBuilder(b);
+    return a;
+}
+
+LLVMValueRef call_intrinsic(lw *L, const char *name, LLVMTypeRef *types, unsigned ntypes,
+                            LLVMValueRef *args, unsigned nargs)
+{
+    unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+    LLVMValueRef f = LLVMGetIntrinsicDeclaration(L->mod, id, types, ntypes);
+    LLVMTypeRef ft = LLVMIntrinsicGetType(L->ctx, id, types, ntypes);
+    return LLVMBuildCall2(L->b, ft, f, args, nargs, "");
+}
+
+LLVMValueRef declare_rt(lw *L, const char *name, LLVMTypeRef ret, LLVMTypeRef *params,
+                        unsigned nparams)
+{
+    LLVMValueRef f = LLVMGetNamedFunction(L->mod, name);
+    if (!f)
+        f = LLVMAddFunction(L->mod, name, LLVMFunctionType(ret, params, nparams, false));
+    return f;
+}
+
+LLVMValueRef mask_and(fn *F, LLVMValueRef a, LLVMValueRef b)
+{
+    return LLVMBuildAnd(F->L->b, a, b, "");
+}
+
+LLVMValueRef load_field(fn *F, LLVMValueRef base, uint32_t offset, LLVMTypeRef t)
+{
+    lw *L = F->L;
+    LLVMValueRef idx = const_i64(L, offset);
+    LLVMValueRef p = LLVMBuildGEP2(L->b, L->i8, base, &idx, 1, "");
+    return LLVMBuildLoad2(L->b, t, p, "");
+}
+
+/* ---- pointer map ---- */
+
+static uint32_t ptr_hash(const void *p) { return (uint32_t)(((uintptr_t)p >> 4) * 2654435761u); }
+
+void *ptrmap_get(const ptrmap *m, const void *key)
+{
+    if (!m->cap)
+        return NULL;
+    for (uint32_t i = ptr_hash(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+        if (m->keys[i] == key)
+            return m->vals[i];
+        if (!m->keys[i])
+            return NULL;
+    }
+}
+
+void ptrmap_put(ptrmap *m, const void *key, void *val)
+{
+    if ((m->n + 1) * 2 > m->cap) {
+        ptrmap old = *m;
+        m->cap = old.cap ? old.cap * 2 : 64;
+        m->n = 0;
+        m->keys = calloc(m->cap, sizeof *m->keys);
+        m->vals = calloc(m->cap, sizeof *m->vals);
+        if (!m->keys || !m->vals)
+            abort(); /* lowering has no partial-failure path for maps */
+        for (uint32_t i = 0; i < old.cap; i++)
+            if (old.keys[i])
+                ptrmap_put(m, old.keys[i], old.vals[i]);
+        free(old.keys);
+        free(old.vals);
+    }
+    uint32_t i = ptr_hash(key) & (m->cap - 1);
+    while (m->keys[i] && m->keys[i] != key)
+        i = (i + 1) & (m->cap - 1);
+    if (!m->keys[i])
+        m->n++;
+    m->keys[i] = key;
+    m->vals[i] = val;
+}
+
+void ptrmap_free(ptrmap *m)
+{
+    free(m->keys);
+    free(m->vals);
+    memset(m, 0, sizeof *m);
+}
+
+/* ---- module variables ---- */
+
+static uint64_t var_size(const ptx_var *v)
+{
+    uint64_t n = ptx_type_size(v->type) * (v->vec ? v->vec : 1);
+    for (uint32_t i = 0; i < v->ndims; i++)
+        n *= v->dims[i] ? v->dims[i] : 1;
+    return n;
+}
+
+static uint32_t var_align(const ptx_var *v)
+{
+    return v->align ? v->align : ptx_type_size(v->type) * (v->vec ? v->vec : 1);
+}
+
+/* An initializer flattened to bytes plus address relocations. */
+typedef struct reloc {
+    uint64_t pos;
+    const ptx_init *in;
+} reloc;
+
+typedef struct flat_init {
+    uint8_t *bytes;
+    uint64_t size, pos;
+    reloc *relocs;
+    uint32_t nrelocs;
+} flat_init;
+
+static void flatten(lw *L, const ptx_var *v, const ptx_init *in, flat_init *fi)
+{
+    uint32_t es = ptx_type_size(v->type);
+    if (in->kind == PTX_INIT_LIST) {
+        for (uint32_t i = 0; i < in->nelems; i++)
+            flatten(L, v, in->elems[i], fi);
+        return;
+    }
+    if (fi->pos + es > fi->size)
+        return;
+    uint64_t bits = in->ival;
+    if (in->kind == PTX_INIT_F64 && v->type == PTX_TYPE_F32) {
+        double d;
+        memcpy(&d, &bits, 8);
+        float f = (float)d;
+        uint32_t u;
+        memcpy(&u, &f, 4);
+        bits = u;
+    } else if (in->kind == PTX_INIT_F32 && v->type == PTX_TYPE_F64) {
+        float f;
+        uint32_t u = (uint32_t)bits;
+        memcpy(&f, &u, 4);
+        double d = f;
+        memcpy(&bits, &d, 8);
+    } else if (in->kind == PTX_INIT_MASK) {
+        lw_error(L, in->loc, "masked address initializers are not supported yet");
+        return;
+    } else if (in->kind == PTX_INIT_SYM || in->kind == PTX_INIT_GENERIC) {
+        reloc *r = realloc(fi->relocs, (fi->nrelocs + 1) * sizeof *r);
+        if (!r)
+            abort();
+        fi->relocs = r;
+        r[fi->nrelocs++] = (reloc){fi->pos, in};
+        bits = 0;
+    }
+    memcpy(fi->bytes + fi->pos, &bits, es); /* little-endian host */
+    fi->pos += es;
+}
+
+/* The address of a module variable plus an offset, as an integer of the
+ * element size, for an initializer. */
+static LLVMValueRef reloc_value(lw *L, const ptx_var *v, const ptx_init *in)
+{
+    const ptx_var *target = NULL;
+    for (uint32_t i = 0; i < L->m->nitems; i++)
+        if (L->m->items[i].kind == PTX_ITEM_VAR && !strcmp(L->m->items[i].var->name, in->sym))
+            target = L->m->items[i].var;
+    LLVMValueRef g = target ? ptrmap_get(&L->globals, target) : NULL;
+    if (!g) {
+        lw_error(L, in->loc, "initializer refers to '%s', which has no global address", in->sym);
+        return LLVMConstNull(storage_int(L, v->type));
+    }
+    LLVMValueRef off = const_i64(L, in->ival);
+    LLVMValueRef p = LLVMConstGEP2(L->i8, g, &off, 1);
+    return LLVMConstPtrToInt(p, storage_int(L, v->type));
+}
+
+/* A packed struct of byte runs and relocated addresses. */
+static LLVMValueRef initializer(lw *L, const ptx_var *v, flat_init *fi)
+{
+    if (!fi->nrelocs)
+        return LLVMConstStringInContext2(L->ctx, (const char *)fi->bytes, fi->size, true);
+    uint32_t es = ptx_type_size(v->type), n = 0;
+    LLVMValueRef *parts = calloc(2 * fi->nrelocs + 1, sizeof *parts);
+    uint64_t at = 0;
+    for (uint32_t i = 0; i < fi->nrelocs; i++) {
+        if (fi->relocs[i].pos > at)
+            parts[n++] = LLVMConstStringInContext2(L->ctx, (const char *)fi->bytes + at,
+                                                   fi->relocs[i].pos - at, true);
+        parts[n++] = reloc_value(L, v, fi->relocs[i].in);
+        at = fi->relocs[i].pos + es;
+    }
+    if (at < fi->size)
+        parts[n++] = LLVMConstStringInContext2(L->ctx, (const char *)fi->bytes + at, fi->size - at, true);
+    LLVMValueRef s = LLVMConstStructInContext(L->ctx, parts, n, true);
+    free(parts);
+    return s;
+}
+
+static void lower_module_var(lw *L, const ptx_var *v)
+{
+    uint64_t size = var_size(v);
+    if (v->space == PTX_SP_SHARED) {
+        uint32_t align = var_align(v) < 16 ? 16 : var_align(v);
+        if (v->linkage & PTX_LINK_EXTERN) { /* dynamic shared memory */
+            if (align > L->dyn_smem_align)
+                L->dyn_smem_align = align;
+            ptrmap_put(&L->shared_off, v, (void *)(uintptr_t)UINT32_MAX);
+            return;
+        }
+        L->static_smem = (L->static_smem + align - 1) & ~(align - 1);
+        ptrmap_put(&L->shared_off, v, (void *)(uintptr_t)(L->static_smem + 1));
+        L->static_smem += (uint32_t)size;
+        return;
+    }
+    if (v->space != PTX_SP_GLOBAL && v->space != PTX_SP_CONST) {
+        lw_error(L, v->loc, "module variables in .%s are not supported", ptx_space_name(v->space));
+        return;
+    }
+    if (v->linkage & PTX_LINK_EXTERN) {
+        lw_error(L, v->loc, ".extern variable '%s' needs linking, not supported yet", v->name);
+        return;
+    }
+    flat_init fi = {.bytes = calloc(1, size ? size : 1), .size = size};
+    if (v->init)
+        flatten(L, v, v->init, &fi);
+    LLVMValueRef init = initializer(L, v, &fi);
+    LLVMValueRef g = LLVMAddGlobal(L->mod, LLVMTypeOf(init), v->name);
+    LLVMSetInitializer(g, init);
+    LLVMSetAlignment(g, var_align(v) < 16 ? 16 : var_align(v));
+    LLVMSetLinkage(g, LLVMInternalLinkage);
+    free(fi.bytes);
+    free(fi.relocs);
+    ptrmap_put(&L->globals, v, g);
+}
+
+/* ---- functions ---- */
+
+/* .func signature: i32 f(ptr cta, i32 warp, i32 mask, ptr ret..., ptr param...)
+ * returning the lanes that returned normally (the others exited). */
+static LLVMTypeRef func_type(lw *L, const ptx_func *f)
+{
+    uint32_t n = 3 + f->nrets + f->nparams;
+    LLVMTypeRef *p = calloc(n, sizeof *p);
+    p[0] = L->ptr;
+    p[1] = L->i32;
+    p[2] = L->i32;
+    for (uint32_t i = 3; i < n; i++)
+        p[i] = L->ptr;
+    LLVMTypeRef t = LLVMFunctionType(L->i32, p, n, false);
+    free(p);
+    return t;
+}
+
+static char *entry_symbol(const char *name)
+{
+    size_t n = strlen(name) + 16;
+    char *s = malloc(n);
+    snprintf(s, n, "ptxjit.entry.%s", name);
+    return s;
+}
+
+static void declare_function(lw *L, const ptx_func *f)
+{
+    if (ptrmap_get(&L->funcs, f))
+        return;
+    LLVMValueRef fnv;
+    if (f->is_entry) {
+        LLVMTypeRef p[2] = {L->ptr, L->i32};
+        char *sym = entry_symbol(f->name);
+        fnv = LLVMAddFunction(L->mod, sym, LLVMFunctionType(L->voidt, p, 2, false));
+        free(sym);
+    } else {
+        char name[512];
+        snprintf(name, sizeof name, "ptxjit.func.%s", f->name);
+        fnv = LLVMAddFunction(L->mod, name, func_type(L, f));
+        LLVMSetLinkage(fnv, LLVMInternalLinkage);
+    }
+    ptrmap_put(&L->funcs, f, fnv);
+}
+
+static bool is_terminator(const ptx_stmt *s)
+{
+    if (s->kind != PTX_STMT_INSTR)
+        return false;
+    ptx_opcode op = s->instr->op;
+    return op == PTX_OP_BRA || op == PTX_OP_BRX_IDX || op == PTX_OP_RET || op == PTX_OP_EXIT;
+}
+
+/* Blocks start at labels and after terminators; numbered in source order,
+ * which is the dispatcher's priority. */
+static void partition(fn *F)
+{
+    const ptx_func *f = F->f;
+    F->block_of_stmt = calloc(f->nbody + 1, sizeof *F->block_of_stmt);
+    uint32_t b = 0;
+    bool fresh = true;
+    for (uint32_t i = 0; i < f->nbody; i++) {
+        if (f->body[i].kind == PTX_STMT_LABEL && !fresh) {
+            b++;
+            fresh = true;
+        }
+        F->block_of_stmt[i] = b;
+        if (f->body[i].kind == PTX_STMT_INSTR)
+            fresh = false;
+        if (is_terminator(&f->body[i]) && i + 1 < f->nbody) {
+            b++;
+            fresh = true;
+        }
+    }
+    F->nblocks = b + 1;
+    F->blocks = calloc(F->nblocks, sizeof *F->blocks);
+    for (uint32_t k = 0; k < F->nblocks; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "b%u", k);
+        F->blocks[k] = LLVMAppendBasicBlockInContext(F->L->ctx, F->fn, name);
+    }
+}
+
+static LLVMValueRef guard_mask(fn *F, const ptx_instr *in)
+{
+    if (!in->has_guard)
+        return F->mask;
+    LLVMValueRef p = read_opd(F, &in->guard, PTX_TYPE_PRED, false);
+    return mask_and(F, F->mask, p);
+}
+
+static void lower_instr(fn *F, const ptx_instr *in)
+{
+    LLVMValueRef mask = guard_mask(F, in);
+    if (lower_arith(F, in, mask) || lower_mem(F, in, mask) || lower_call(F, in, mask) ||
+        lower_sync(F, in, mask))
+        return;
+    lw_error(F->L, in->loc, "instruction '%s' is not supported yet", ptx_op_name(in->op));
+}
+
+static void lower_local_decl(fn *F, const ptx_var *v)
+{
+    if (v->space == PTX_SP_LOCAL) {
+        uint64_t size = var_size(v);
+        LLVMValueRef a = entry_alloca(F, LLVMArrayType2(F->L->i8, size * W), v->name);
+        ptrmap_put(&F->locals, v, a);
+    } else if (v->space == PTX_SP_PARAM) {
+        param_storage(F, v);
+    } else if (v->space == PTX_SP_SHARED) {
+        lower_module_var(F->L, v);
+    } else if (v->space != PTX_SP_REG) {
+        lw_error(F->L, v->loc, "function-scope .%s variables are not supported",
+                 ptx_space_name(v->space));
+    }
+}
+
+static void lower_block_end(fn *F, uint32_t block, const ptx_stmt *last)
+{
+    lw *L = F->L;
+    if (last && is_terminator(last)) {
+        lower_terminator(F, last->instr, block, guard_mask(F, last->instr));
+        return;
+    }
+    uint32_t next = block + 1 < F->nblocks ? block + 1 : (F->is_entry ? PC_EXIT : PC_RET);
+    LLVMValueRef pc = LLVMBuildLoad2(L->b, vec_of(L->i32), F->pc, "pc");
+    LLVMValueRef np = LLVMBuildSelect(L->b, F->mask, splat(L, const_i32(L, next)), pc, "");
+    LLVMBuildStore(L->b, np, F->pc);
+    LLVMBuildBr(L->b, F->dispatch);
+}
+
+static void lower_body(fn *F)
+{
+    lw *L = F->L;
+    const ptx_func *f = F->f;
+    partition(F);
+    uint32_t cur = UINT32_MAX;
+    const ptx_stmt *last = NULL;
+    for (uint32_t i = 0; i <= f->nbody; i++) {
+        uint32_t b = i < f->nbody ? F->block_of_stmt[i] : UINT32_MAX;
+        if (b != cur) {
+            if (cur != UINT32_MAX)
+                lower_block_end(F, cur, last);
+            if (b == UINT32_MAX)
+                break;
+            /* Blocks skipped by numbering (none in practice) fall through. */
+            cur = b;
+            last = NULL;
+            LLVMPositionBuilderAtEnd(L->b, F->blocks[b]);
+            LLVMValueRef pc = LLVMBuildLoad2(L->b, vec_of(L->i32), F->pc, "pc");
+            F->mask = LLVMBuildICmp(L->b, LLVMIntEQ, pc, splat(L, const_i32(L, b)), "mask");
+        }
+        const ptx_stmt *s = &f->body[i];
+        if (s->kind == PTX_STMT_INSTR) {
+            last = s;
+            if (!is_terminator(s))
+                lower_instr(F, s->instr);
+        } else if (s->kind == PTX_STMT_VAR) {
+            lower_local_decl(F, s->var);
+        }
+    }
+    if (!f->nbody) {
+        LLVMPositionBuilderAtEnd(L->b, F->blocks[0]);
+        F->mask = LLVMConstNull(vec_of(L->i1));
+        lower_block_end(F, 0, NULL);
+    }
+}
+
+/* Entry block: arguments, lane constants, the initial pc vector. */
+static void lower_prologue(fn *F)
+{
+    lw *L = F->L;
+    LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "entry");
+    LLVMPositionBuilderAtEnd(L->b, entry);
+    F->alloca_ip = LLVMBuildAlloca(L->b, L->i8, "ip"); /* allocas go before this marker */
+    F->cta = LLVMGetParam(F->fn, 0);
+    F->warp = LLVMGetParam(F->fn, 1);
+    LLVMValueRef lanes[W];
+    for (uint32_t i = 0; i < W; i++)
+        lanes[i] = const_i32(L, i);
+    F->lane = LLVMConstVector(lanes, W);
+    F->pc = entry_alloca(F, vec_of(L->i32), "pc");
+    F->sched = entry_alloca(F, L->i32, "sched");
+    LLVMBuildStore(L->b, const_i32(L, 0), F->sched);
+    LLVMValueRef launch = load_field(F, F->cta, PTXJIT_CTA_LAUNCH, L->ptr);
+    F->shared_base = load_field(F, F->cta, PTXJIT_CTA_SHARED, L->ptr);
+    if (F->is_entry) {
+        F->params_base = load_field(F, launch, PTXJIT_LAUNCH_PARAMS, L->ptr);
+        LLVMValueRef nthreads = load_field(F, launch, PTXJIT_LAUNCH_NTHREADS, L->i32);
+        LLVMValueRef first = LLVMBuildMul(L->b, F->warp, const_i32(L, W), "");
+        LLVMValueRef tid = LLVMBuildAdd(L->b, splat(L, first), F->lane, "linear");
+        F->entry_mask = LLVMBuildICmp(L->b, LLVMIntULT, tid, splat(L, nthreads), "live");
+    } else {
+        LLVMValueRef m = LLVMGetParam(F->fn, 2);
+        LLVMValueRef bits = LLVMBuildShl(L->b, splat(L, const_i32(L, 1)), F->lane, "");
+        LLVMValueRef sel = LLVMBuildAnd(L->b, splat(L, m), bits, "");
+        F->entry_mask = LLVMBuildICmp(L->b, LLVMIntNE, sel, LLVMConstNull(vec_of(L->i32)), "");
+    }
+    init_sregs(F);
+    if (!F->is_entry)
+        bind_func_params(F);
+    LLVMValueRef pc0 = LLVMBuildSelect(L->b, F->entry_mask, LLVMConstNull(vec_of(L->i32)),
+                                       splat(L, const_i32(L, PC_EXIT)), "");
+    LLVMBuildStore(L->b, pc0, F->pc);
+    F->dispatch = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "dispatch");
+    F->done = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "done");
+}
+
+static void lower_function(lw *L, const ptx_func *f)
+{
+    fn F = {.L = L, .f = f, .is_entry = f->is_entry, .fn = ptrmap_get(&L->funcs, f)};
+    lower_prologue(&F);
+    LLVMBasicBlockRef entry = LLVMGetInsertBlock(L->b);
+    lower_body(&F);
+    LLVMPositionBuilderAtEnd(L->b, entry);
+    LLVMBuildBr(L->b, F.dispatch);
+    emit_dispatcher(&F);
+    ptrmap_free(&F.regs);
+    ptrmap_free(&F.params);
+    ptrmap_free(&F.locals);
+    free(F.blocks);
+    free(F.block_of_stmt);
+}
+
+static void init_types(lw *L)
+{
+    L->i1 = LLVMInt1TypeInContext(L->ctx);
+    L->i8 = LLVMInt8TypeInContext(L->ctx);
+    L->i16 = LLVMInt16TypeInContext(L->ctx);
+    L->i32 = LLVMInt32TypeInContext(L->ctx);
+    L->i64 = LLVMInt64TypeInContext(L->ctx);
+    L->f16 = LLVMHalfTypeInContext(L->ctx);
+    L->bf16 = LLVMBFloatTypeInContext(L->ctx);
+    L->f32 = LLVMFloatTypeInContext(L->ctx);
+    L->f64 = LLVMDoubleTypeInContext(L->ctx);
+    L->ptr = LLVMPointerTypeInContext(L->ctx, 0);
+    L->voidt = LLVMVoidTypeInContext(L->ctx);
+}
+
+uint32_t lower_module(const ptx_module *m, LLVMContextRef ctx, LLVMTargetMachineRef tm,
+                      lower_result *out, ptx_diags *diags)
+{
+    lw L = {.ctx = ctx, .m = m, .diags = diags};
+    memset(out, 0, sizeof *out);
+    init_types(&L);
+    L.mod = LLVMModuleCreateWithNameInContext(m->filename, ctx);
+    char *triple = LLVMGetTargetMachineTriple(tm);
+    LLVMSetTarget(L.mod, triple);
+    LLVMDisposeMessage(triple);
+    LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(tm);
+    char *dls = LLVMCopyStringRepOfTargetData(dl);
+    LLVMSetDataLayout(L.mod, dls);
+    LLVMDisposeMessage(dls);
+    LLVMDisposeTargetData(dl);
+    L.b = LLVMCreateBuilderInContext(ctx);
+    L.dyn_smem_align = 16;
+    uint32_t nkernels = 0;
+    for (uint32_t i = 0; i < m->nitems; i++) {
+        const ptx_item *it = &m->items[i];
+        if (it->kind == PTX_ITEM_VAR)
+            lower_module_var(&L, it->var);
+        else if (it->kind == PTX_ITEM_FUNC && it->func->has_body) {
+            declare_function(&L, it->func);
+            nkernels += it->func->is_entry;
+        } else if (it->kind == PTX_ITEM_FUNC && !it->func->has_body &&
+                   !(it->func->linkage & PTX_LINK_EXTERN)) {
+            declare_function(&L, it->func);
+        }
+    }
+    out->kernels = calloc(nkernels ? nkernels : 1, sizeof *out->kernels);
+    for (uint32_t i = 0; i < m->nitems && !L.errors; i++) {
+        const ptx_func *f = m->items[i].func;
+        if (m->items[i].kind != PTX_ITEM_FUNC || !f->has_body)
+            continue;
+        lower_function(&L, f);
+        if (f->is_entry) {
+            lower_kernel *k = &out->kernels[out->nkernels++];
+            k->func = f;
+            k->symbol = entry_symbol(f->name);
+        }
+    }
+    LLVMValueRef dyn = LLVMGetNamedGlobal(L.mod, "ptxjit.dynsmem");
+    uint32_t dyn_off = (L.static_smem + L.dyn_smem_align - 1) & ~(L.dyn_smem_align - 1);
+    if (dyn)
+        LLVMSetInitializer(dyn, const_i64(&L, dyn_off));
+    for (uint32_t i = 0; i < out->nkernels; i++) {
+        out->kernels[i].static_smem = L.static_smem;
+        out->kernels[i].dyn_smem_align = L.dyn_smem_align;
+        out->kernels[i].uses_barriers = true; /* refined once uses are tracked */
+    }
+    char *msg = NULL;
+    if (!L.errors && LLVMVerifyModule(L.mod, LLVMReturnStatusAction, &msg)) {
+        lw_error(&L, (ptx_loc){1, 1}, "internal error: invalid LLVM IR: %.300s", msg);
+    }
+    LLVMDisposeMessage(msg);
+    LLVMDisposeBuilder(L.b);
+    ptrmap_free(&L.globals);
+    ptrmap_free(&L.shared_off);
+    ptrmap_free(&L.funcs);
+    if (L.errors) {
+        LLVMDisposeModule(L.mod);
+        lower_result_free(out);
+        return L.errors;
+    }
+    out->mod = L.mod;
+    return 0;
+}
+
+void lower_result_free(lower_result *r)
+{
+    for (uint32_t i = 0; i < r->nkernels; i++)
+        free(r->kernels[i].symbol);
+    free(r->kernels);
+    memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,35 @@
+/* lower.h - PTX IR -> LLVM IR.  One LLVM function per .entry runs one
+ * warp: registers are <32 x T> vectors, every side effect is under the
+ * active mask, and control flow uses a per-lane block index with a
+ * dispatcher that runs the earliest pending block (thread-frontier
+ * reconvergence; any CFG). */
+#ifndef PTXJIT_LOWER_H
+#define PTXJIT_LOWER_H
+
+#include "ptx.h"
+
+#include <llvm-c/Core.h>
+#include <llvm-c/TargetMachine.h>
+
+typedef struct lower_kernel {
+    const ptx_func *func;
+    char *symbol;            /* the warp function's name in the LLVM module */
+    uint32_t static_smem;    /* bytes of static .shared */
+    uint32_t dyn_smem_align; /* alignment of the dynamic shared area */
+    bool uses_barriers;      /* needs fibers */
+} lower_kernel;
+
+typedef struct lower_result {
+    LLVMModuleRef mod;
+    lower_kernel *kernels;
+    uint32_t nkernels;
+} lower_result;
+
+/* Lowers every function of a checked module.  Unsupported constructs are
+ * errors with their location (never a silent miscompile).  Returns the
+ * number of errors; on success out->mod is a verified module. */
+uint32_t lower_module(const ptx_module *m, LLVMContextRef ctx, LLVMTargetMachineRef tm,
+                      lower_result *out, ptx_diags *diags);
+void lower_result_free(lower_result *r);
+
+#endif

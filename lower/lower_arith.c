@@ -1,0 +1,550 @@
+/* lower_arith.c - integer and float arithmetic, logic, shifts, compares,
+ * selects, mov and cvt, on <32 x T> vectors.  Where the CPU differs from
+ * the ISA the code says so: division never traps, shifts clamp, float to
+ * int conversions saturate with NaN -> 0. */
+#include "lower_internal.h"
+
+#include <string.h>
+
+static char cls(ptx_type t) { return ptx_type_class(t); }
+static bool is_f(ptx_type t) { return cls(t) == 'F'; }
+static bool is_signed(ptx_type t) { return cls(t) == 'S'; }
+
+static LLVMValueRef opd(fn *F, const ptx_instr *in, uint32_t i, ptx_type t)
+{
+    return read_opd(F, &in->opds[i], t, is_signed(t));
+}
+
+static void dst(fn *F, const ptx_instr *in, LLVMValueRef v, ptx_type t, LLVMValueRef mask)
+{
+    write_reg(F, &in->opds[0], v, t, is_signed(t), mask);
+}
+
+static LLVMValueRef intrin1(fn *F, const char *name, LLVMValueRef a)
+{
+    LLVMTypeRef t = LLVMTypeOf(a);
+    return call_intrinsic(F->L, name, &t, 1, &a, 1);
+}
+
+static LLVMValueRef intrin2(fn *F, const char *name, LLVMValueRef a, LLVMValueRef b)
+{
+    LLVMTypeRef t = LLVMTypeOf(a);
+    LLVMValueRef args[2] = {a, b};
+    return call_intrinsic(F->L, name, &t, 1, args, 2);
+}
+
+static LLVMValueRef vconst(fn *F, LLVMTypeRef scalar, uint64_t v)
+{
+    return splat(F->L, LLVMConstInt(scalar, v, false));
+}
+
+static LLVMValueRef vreal(fn *F, LLVMTypeRef scalar, double d)
+{
+    return splat(F->L, LLVMConstReal(scalar, d));
+}
+
+/* Only round-to-nearest is lowered yet; directed rounding of IEEE ops
+ * comes with the bit-exact float work, so refuse it rather than guess. */
+static bool float_round_ok(fn *F, const ptx_instr *in)
+{
+    uint8_t r = in->mod[PTX_CAT_ROUND];
+    if (r == 0 || r == PTX_ROUND_RN)
+        return true;
+    lw_error(F->L, in->loc, "rounding modifier .%s on '%s' is not supported yet",
+             ptx_mod_text(PTX_CAT_ROUND, r), ptx_op_name(in->op));
+    return false;
+}
+
+/* .ftz: subnormal f32 inputs and results become zero of the same sign. */
+static LLVMValueRef ftz(fn *F, const ptx_instr *in, LLVMValueRef v, ptx_type t)
+{
+    lw *L = F->L;
+    if (!(in->flags & PTX_FLAG_BIT(FTZ)) || t != PTX_TYPE_F32)
+        return v;
+    LLVMValueRef a = intrin1(F, "llvm.fabs", v);
+    LLVMValueRef tiny = LLVMBuildFCmp(L->b, LLVMRealOLT, a, vreal(F, L->f32, 0x1p-126), "");
+    LLVMValueRef zero = intrin2(F, "llvm.copysign", vreal(F, L->f32, 0.0), v);
+    return LLVMBuildSelect(L->b, tiny, zero, v, "");
+}
+
+/* .sat on floats: clamp to [0, 1], NaN -> 0. */
+static LLVMValueRef fsat(fn *F, const ptx_instr *in, LLVMValueRef v, LLVMTypeRef st)
+{
+    if (!(in->flags & PTX_FLAG_BIT(SAT)))
+        return v;
+    LLVMValueRef lo = intrin2(F, "llvm.maxnum", v, vreal(F, st, 0.0));
+    return intrin2(F, "llvm.minnum", lo, vreal(F, st, 1.0));
+}
+
+static LLVMValueRef fres(fn *F, const ptx_instr *in, LLVMValueRef v, ptx_type t)
+{
+    return fsat(F, in, ftz(F, in, v, t), scalar_type(F->L, t));
+}
+
+static LLVMValueRef fopd(fn *F, const ptx_instr *in, uint32_t i, ptx_type t)
+{
+    return ftz(F, in, opd(F, in, i, t), t);
+}
+
+/* ---- integer helpers ---- */
+
+/* High half of the double-width product. */
+static LLVMValueRef mul_hi(fn *F, LLVMValueRef a, LLVMValueRef b, ptx_type t)
+{
+    lw *L = F->L;
+    unsigned bits = 8 * ptx_type_size(t);
+    LLVMTypeRef wide = vec_of(LLVMIntTypeInContext(L->ctx, 2 * bits));
+    LLVMValueRef wa = is_signed(t) ? LLVMBuildSExt(L->b, a, wide, "") : LLVMBuildZExt(L->b, a, wide, "");
+    LLVMValueRef wb = is_signed(t) ? LLVMBuildSExt(L->b, b, wide, "") : LLVMBuildZExt(L->b, b, wide, "");
+    LLVMValueRef p = LLVMBuildMul(L->b, wa, wb, "");
+    p = LLVMBuildLShr(L->b, p, vconst(F, LLVMIntTypeInContext(L->ctx, 2 * bits), bits), "");
+    return LLVMBuildTrunc(L->b, p, LLVMTypeOf(a), "");
+}
+
+static LLVMValueRef widen(fn *F, LLVMValueRef v, ptx_type t)
+{
+    lw *L = F->L;
+    LLVMTypeRef wide = vec_of(LLVMIntTypeInContext(L->ctx, 16 * ptx_type_size(t)));
+    return is_signed(t) ? LLVMBuildSExt(L->b, v, wide, "") : LLVMBuildZExt(L->b, v, wide, "");
+}
+
+static ptx_type wide_type(ptx_type t)
+{
+    switch (ptx_type_size(t)) {
+    case 1: return is_signed(t) ? PTX_TYPE_S16 : PTX_TYPE_U16;
+    case 2: return is_signed(t) ? PTX_TYPE_S32 : PTX_TYPE_U32;
+    default: return is_signed(t) ? PTX_TYPE_S64 : PTX_TYPE_U64;
+    }
+}
+
+/* Integer product per .lo/.hi/.wide; *rt receives the result type. */
+static LLVMValueRef int_mul(fn *F, const ptx_instr *in, LLVMValueRef a, LLVMValueRef b,
+                            ptx_type t, ptx_type *rt)
+{
+    *rt = t;
+    switch (in->mod[PTX_CAT_WIDTH]) {
+    case PTX_WIDTH_HI: return mul_hi(F, a, b, t);
+    case PTX_WIDTH_WIDE:
+        *rt = wide_type(t);
+        return LLVMBuildMul(F->L->b, widen(F, a, t), widen(F, b, t), "");
+    default: return LLVMBuildMul(F->L->b, a, b, "");
+    }
+}
+
+/* x86 division traps on zero and INT_MIN / -1; PTX does not.  A zero
+ * divisor gives all ones for div and the dividend for rem (what NVIDIA
+ * GPUs return); INT_MIN / -1 wraps. */
+static LLVMValueRef int_divrem(fn *F, LLVMValueRef a, LLVMValueRef b, ptx_type t, bool rem)
+{
+    lw *L = F->L;
+    LLVMTypeRef st = storage_int(L, t);
+    LLVMValueRef zero = LLVMConstNull(vec_of(st)), one = vconst(F, st, 1);
+    LLVMValueRef bz = LLVMBuildICmp(L->b, LLVMIntEQ, b, zero, "");
+    LLVMValueRef unsafe = bz;
+    if (is_signed(t)) {
+        unsigned bits = 8 * ptx_type_size(t);
+        LLVMValueRef min = vconst(F, st, 1ull << (bits - 1));
+        LLVMValueRef ovf = LLVMBuildAnd(L->b, LLVMBuildICmp(L->b, LLVMIntEQ, a, min, ""),
+                                        LLVMBuildICmp(L->b, LLVMIntEQ, b, LLVMConstAllOnes(vec_of(st)), ""), "");
+        unsafe = LLVMBuildOr(L->b, bz, ovf, "");
+    }
+    LLVMValueRef safe_b = LLVMBuildSelect(L->b, unsafe, one, b, "");
+    LLVMValueRef r = rem ? (is_signed(t) ? LLVMBuildSRem(L->b, a, safe_b, "") : LLVMBuildURem(L->b, a, safe_b, ""))
+                         : (is_signed(t) ? LLVMBuildSDiv(L->b, a, safe_b, "") : LLVMBuildUDiv(L->b, a, safe_b, ""));
+    /* a / 1 == a already gives INT_MIN for the overflow case; rem gives 0 */
+    LLVMValueRef by_zero = rem ? a : LLVMConstAllOnes(vec_of(st));
+    if (is_signed(t) && rem)
+        r = LLVMBuildSelect(L->b, unsafe, LLVMBuildSelect(L->b, bz, a, zero, ""), r, "");
+    else
+        r = LLVMBuildSelect(L->b, bz, by_zero, r, "");
+    return r;
+}
+
+/* Shifts clamp: shl/shr.u by >= width give 0, shr.s fills with the sign. */
+static LLVMValueRef shift(fn *F, const ptx_instr *in, LLVMValueRef a, LLVMValueRef n32, ptx_type t)
+{
+    lw *L = F->L;
+    LLVMTypeRef st = storage_int(L, t);
+    unsigned bits = 8 * ptx_type_size(t);
+    LLVMValueRef big = LLVMBuildICmp(L->b, LLVMIntUGE, n32, vconst(F, L->i32, bits), "");
+    LLVMValueRef n = LLVMBuildSelect(L->b, big, vconst(F, L->i32, bits - 1), n32, "");
+    if (bits < 32)
+        n = LLVMBuildTrunc(L->b, n, vec_of(st), "");
+    else if (bits > 32)
+        n = LLVMBuildZExt(L->b, n, vec_of(st), "");
+    if (in->op == PTX_OP_SHL)
+        return LLVMBuildSelect(L->b, big, LLVMConstNull(vec_of(st)), LLVMBuildShl(L->b, a, n, ""), "");
+    if (is_signed(t))
+        return LLVMBuildAShr(L->b, a, n, "");
+    return LLVMBuildSelect(L->b, big, LLVMConstNull(vec_of(st)), LLVMBuildLShr(L->b, a, n, ""), "");
+}
+
+/* ---- compares ---- */
+
+static LLVMValueRef compare(fn *F, const ptx_instr *in, LLVMValueRef a, LLVMValueRef b, ptx_type t)
+{
+    lw *L = F->L;
+    uint8_t c = in->mod[PTX_CAT_CMP];
+    if (is_f(t)) {
+        LLVMRealPredicate p;
+        switch (c) {
+        case PTX_CMP_EQ: p = LLVMRealOEQ; break;
+        case PTX_CMP_NE: p = LLVMRealONE; break;
+        case PTX_CMP_LT: p = LLVMRealOLT; break;
+        case PTX_CMP_LE: p = LLVMRealOLE; break;
+        case PTX_CMP_GT: p = LLVMRealOGT; break;
+        case PTX_CMP_GE: p = LLVMRealOGE; break;
+        case PTX_CMP_EQU: p = LLVMRealUEQ; break;
+        case PTX_CMP_NEU: p = LLVMRealUNE; break;
+        case PTX_CMP_LTU: p = LLVMRealULT; break;
+        case PTX_CMP_LEU: p = LLVMRealULE; break;
+        case PTX_CMP_GTU: p = LLVMRealUGT; break;
+        case PTX_CMP_GEU: p = LLVMRealUGE; break;
+        case PTX_CMP_NUM: p = LLVMRealORD; break;
+        case PTX_CMP_NAN: p = LLVMRealUNO; break;
+        default: lw_error(L, in->loc, "comparison not valid for floats"); p = LLVMRealOEQ;
+        }
+        return LLVMBuildFCmp(L->b, p, a, b, "");
+    }
+    bool s = is_signed(t);
+    LLVMIntPredicate p;
+    switch (c) {
+    case PTX_CMP_EQ: p = LLVMIntEQ; break;
+    case PTX_CMP_NE: p = LLVMIntNE; break;
+    case PTX_CMP_LT: p = s ? LLVMIntSLT : LLVMIntULT; break;
+    case PTX_CMP_LE: p = s ? LLVMIntSLE : LLVMIntULE; break;
+    case PTX_CMP_GT: p = s ? LLVMIntSGT : LLVMIntUGT; break;
+    case PTX_CMP_GE: p = s ? LLVMIntSGE : LLVMIntUGE; break;
+    case PTX_CMP_LO: p = LLVMIntULT; break;
+    case PTX_CMP_LS: p = LLVMIntULE; break;
+    case PTX_CMP_HI: p = LLVMIntUGT; break;
+    case PTX_CMP_HS: p = LLVMIntUGE; break;
+    default: lw_error(L, in->loc, "comparison not valid for integers"); p = LLVMIntEQ;
+    }
+    return LLVMBuildICmp(L->b, p, a, b, "");
+}
+
+static LLVMValueRef bool_combine(fn *F, const ptx_instr *in, LLVMValueRef r, LLVMValueRef c)
+{
+    lw *L = F->L;
+    switch (in->mod[PTX_CAT_BOOL]) {
+    case PTX_BOOL_AND: return LLVMBuildAnd(L->b, r, c, "");
+    case PTX_BOOL_OR: return LLVMBuildOr(L->b, r, c, "");
+    case PTX_BOOL_XOR: return LLVMBuildXor(L->b, r, c, "");
+    default: return r;
+    }
+}
+
+static void lower_setp(fn *F, const ptx_instr *in, LLVMValueRef mask)
+{
+    lw *L = F->L;
+    ptx_type t = (ptx_type)in->types[0];
+    LLVMValueRef r = compare(F, in, fopd(F, in, 1, t), fopd(F, in, 2, t), t);
+    LLVMValueRef c = in->nopds > 3 ? opd(F, in, 3, PTX_TYPE_PRED) : NULL;
+    LLVMValueRef p = c ? bool_combine(F, in, r, c) : r;
+    const ptx_operand *d = &in->opds[0];
+    if (d->kind == PTX_OPD_PAIR) {
+        LLVMValueRef nr = LLVMBuildNot(L->b, r, "");
+        write_reg(F, &d->elems[0], p, PTX_TYPE_PRED, false, mask);
+        write_reg(F, &d->elems[1], c ? bool_combine(F, in, nr, c) : nr, PTX_TYPE_PRED, false, mask);
+    } else {
+        write_reg(F, d, p, PTX_TYPE_PRED, false, mask);
+    }
+}
+
+/* set: like setp, but the destination gets all ones (1.0f for f32). */
+static void lower_set(fn *F, const ptx_instr *in, LLVMValueRef mask)
+{
+    lw *L = F->L;
+    ptx_type dt = (ptx_type)in->types[0], st = (ptx_type)in->types[1];
+    LLVMValueRef r = compare(F, in, fopd(F, in, 1, st), fopd(F, in, 2, st), st);
+    if (in->nopds > 3)
+        r = bool_combine(F, in, r, opd(F, in, 3, PTX_TYPE_PRED));
+    LLVMTypeRef dst_t = scalar_type(L, dt);
+    LLVMValueRef one = is_f(dt) ? vreal(F, dst_t, 1.0) : LLVMConstAllOnes(vec_of(dst_t));
+    dst(F, in, LLVMBuildSelect(L->b, r, one, LLVMConstNull(vec_of(dst_t)), ""), dt, mask);
+}
+
+/* ---- families ---- */
+
+static bool lower_int_op(fn *F, const ptx_instr *in, ptx_type t, LLVMValueRef mask)
+{
+    lw *L = F->L;
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef a, c, r = NULL;
+    ptx_type rt = t;
+    switch (in->op) {
+    case PTX_OP_ADD:
+    case PTX_OP_SUB:
+        if (in->flags & (PTX_FLAG_BIT(CC)))
+            return false; /* carry chains come with the integer work */
+        a = opd(F, in, 1, t), c = opd(F, in, 2, t);
+        if (in->flags & PTX_FLAG_BIT(SAT)) /* .sat: s32 only */
+            r = intrin2(F, in->op == PTX_OP_ADD ? "llvm.sadd.sat" : "llvm.ssub.sat", a, c);
+        else
+            r = in->op == PTX_OP_ADD ? LLVMBuildAdd(b, a, c, "") : LLVMBuildSub(b, a, c, "");
+        break;
+    case PTX_OP_MUL:
+        r = int_mul(F, in, opd(F, in, 1, t), opd(F, in, 2, t), t, &rt);
+        break;
+    case PTX_OP_MAD:
+        if (in->flags & (PTX_FLAG_BIT(CC) | PTX_FLAG_BIT(SAT)))
+            return false;
+        r = int_mul(F, in, opd(F, in, 1, t), opd(F, in, 2, t), t, &rt);
+        r = LLVMBuildAdd(b, r, opd(F, in, 3, rt), "");
+        break;
+    case PTX_OP_DIV:
+    case PTX_OP_REM:
+        r = int_divrem(F, opd(F, in, 1, t), opd(F, in, 2, t), t, in->op == PTX_OP_REM);
+        break;
+    case PTX_OP_ABS:
+        a = opd(F, in, 1, t);
+        r = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, a, LLVMConstNull(LLVMTypeOf(a)), ""),
+                            LLVMBuildNeg(b, a, ""), a, "");
+        break;
+    case PTX_OP_NEG: r = LLVMBuildNeg(b, opd(F, in, 1, t), ""); break;
+    case PTX_OP_MIN:
+    case PTX_OP_MAX: {
+        if (in->nopds != 3)
+            return false;
+        bool s = is_signed(t), mn = in->op == PTX_OP_MIN;
+        r = intrin2(F, mn ? (s ? "llvm.smin" : "llvm.umin") : (s ? "llvm.smax" : "llvm.umax"),
+                    opd(F, in, 1, t), opd(F, in, 2, t));
+        break;
+    }
+    case PTX_OP_SHL:
+    case PTX_OP_SHR:
+        r = shift(F, in, opd(F, in, 1, t), read_opd(F, &in->opds[2], PTX_TYPE_U32, false), t);
+        break;
+    default: return false;
+    }
+    dst(F, in, r, rt, mask);
+    return true;
+}
+
+static LLVMValueRef fbin(fn *F, ptx_opcode op, LLVMValueRef a, LLVMValueRef c)
+{
+    LLVMBuilderRef b = F->L->b;
+    switch (op) {
+    case PTX_OP_ADD: return LLVMBuildFAdd(b, a, c, "");
+    case PTX_OP_SUB: return LLVMBuildFSub(b, a, c, "");
+    case PTX_OP_MUL: return LLVMBuildFMul(b, a, c, "");
+    default: return LLVMBuildFDiv(b, a, c, "");
+    }
+}
+
+static bool lower_float_op(fn *F, const ptx_instr *in, ptx_type t, LLVMValueRef mask)
+{
+    lw *L = F->L;
+    LLVMTypeRef st = scalar_type(L, t);
+    LLVMValueRef r;
+    if (t != PTX_TYPE_F32 && t != PTX_TYPE_F64)
+        return false; /* f16/bf16 arithmetic comes with the half-precision work */
+    switch (in->op) {
+    case PTX_OP_ADD:
+    case PTX_OP_SUB:
+    case PTX_OP_MUL:
+    case PTX_OP_DIV:
+        if (!float_round_ok(F, in))
+            return true;
+        r = fbin(F, in->op, fopd(F, in, 1, t), fopd(F, in, 2, t));
+        break;
+    case PTX_OP_FMA:
+    case PTX_OP_MAD: {
+        if (!float_round_ok(F, in))
+            return true;
+        LLVMValueRef args[3] = {fopd(F, in, 1, t), fopd(F, in, 2, t), fopd(F, in, 3, t)};
+        r = call_intrinsic(L, "llvm.fma", &(LLVMTypeRef){vec_of(st)}, 1, args, 3);
+        break;
+    }
+    case PTX_OP_ABS: r = intrin1(F, "llvm.fabs", fopd(F, in, 1, t)); break;
+    case PTX_OP_NEG: r = LLVMBuildFNeg(L->b, fopd(F, in, 1, t), ""); break;
+    case PTX_OP_MIN:
+    case PTX_OP_MAX:
+        if (in->nopds != 3 || (in->flags & ~(PTX_FLAG_BIT(FTZ))))
+            return false; /* .NaN/.xorsign/.abs/3-input come with the float work */
+        r = intrin2(F, in->op == PTX_OP_MIN ? "llvm.minnum" : "llvm.maxnum", fopd(F, in, 1, t),
+                    fopd(F, in, 2, t));
+        break;
+    case PTX_OP_SQRT:
+        if (!float_round_ok(F, in))
+            return true;
+        r = intrin1(F, "llvm.sqrt", fopd(F, in, 1, t));
+        break;
+    case PTX_OP_RCP:
+        if (!float_round_ok(F, in))
+            return true;
+        r = LLVMBuildFDiv(L->b, vreal(F, st, 1.0), fopd(F, in, 1, t), "");
+        break;
+    case PTX_OP_RSQRT:
+        r = LLVMBuildFDiv(L->b, vreal(F, st, 1.0), intrin1(F, "llvm.sqrt", fopd(F, in, 1, t)), "");
+        break;
+    case PTX_OP_EX2: r = intrin1(F, "llvm.exp2", fopd(F, in, 1, t)); break;
+    case PTX_OP_LG2: r = intrin1(F, "llvm.log2", fopd(F, in, 1, t)); break;
+    case PTX_OP_SIN: r = intrin1(F, "llvm.sin", fopd(F, in, 1, t)); break;
+    case PTX_OP_COS: r = intrin1(F, "llvm.cos", fopd(F, in, 1, t)); break;
+    default: return false;
+    }
+    dst(F, in, fres(F, in, r, t), t, mask);
+    return true;
+}
+
+static bool lower_logic(fn *F, const ptx_instr *in, LLVMValueRef mask)
+{
+    lw *L = F->L;
+    ptx_type t = (ptx_type)in->types[0];
+    LLVMValueRef a = opd(F, in, 1, t), r;
+    switch (in->op) {
+    case PTX_OP_AND: r = LLVMBuildAnd(L->b, a, opd(F, in, 2, t), ""); break;
+    case PTX_OP_OR: r = LLVMBuildOr(L->b, a, opd(F, in, 2, t), ""); break;
+    case PTX_OP_XOR: r = LLVMBuildXor(L->b, a, opd(F, in, 2, t), ""); break;
+    case PTX_OP_NOT: r = LLVMBuildNot(L->b, a, ""); break;
+    default: { /* cnot */
+        LLVMValueRef z = LLVMBuildICmp(L->b, LLVMIntEQ, a, LLVMConstNull(LLVMTypeOf(a)), "");
+        r = LLVMBuildZExt(L->b, z, LLVMTypeOf(a), "");
+        if (t == PTX_TYPE_PRED)
+            r = z;
+    }
+    }
+    dst(F, in, r, t, mask);
+    return true;
+}
+
+static void lower_selp(fn *F, const ptx_instr *in, LLVMValueRef mask)
+{
+    ptx_type t = (ptx_type)in->types[0];
+    LLVMValueRef c = opd(F, in, 3, PTX_TYPE_PRED);
+    dst(F, in, LLVMBuildSelect(F->L->b, c, opd(F, in, 1, t), opd(F, in, 2, t), ""), t, mask);
+}
+
+/* slct: d = c >= 0 ? a : b, c of the second type. */
+static void lower_slct(fn *F, const ptx_instr *in, LLVMValueRef mask)
+{
+    lw *L = F->L;
+    ptx_type t = (ptx_type)in->types[0], ct = (ptx_type)in->types[1];
+    LLVMValueRef c = fopd(F, in, 3, ct), ge;
+    if (is_f(ct))
+        ge = LLVMBuildFCmp(L->b, LLVMRealOGE, c, vreal(F, scalar_type(L, ct), 0.0), "");
+    else
+        ge = LLVMBuildICmp(L->b, LLVMIntSGE, c, LLVMConstNull(LLVMTypeOf(c)), "");
+    dst(F, in, LLVMBuildSelect(L->b, ge, opd(F, in, 1, t), opd(F, in, 2, t), ""), t, mask);
+}
+
+/* mov, including pack ({a,b} -> d) and unpack (d -> {a,b}), little-endian. */
+static void lower_mov(fn *F, const ptx_instr *in, LLVMValueRef mask)
+{
+    lw *L = F->L;
+    ptx_type t = (ptx_type)in->types[0];
+    const ptx_operand *d = &in->opds[0], *a = &in->opds[1];
+    uint32_t size = ptx_type_size(t);
+    if (a->kind == PTX_OPD_VEC || d->kind == PTX_OPD_VEC) {
+        const ptx_operand *v = a->kind == PTX_OPD_VEC ? a : d;
+        uint32_t part = size / v->nelems;
+        ptx_type pt = part == 1 ? PTX_TYPE_B8 : part == 2 ? PTX_TYPE_B16 : part == 4 ? PTX_TYPE_B32 : PTX_TYPE_B64;
+        ptx_type wt = size == 2 ? PTX_TYPE_B16 : size == 4 ? PTX_TYPE_B32 : size == 8 ? PTX_TYPE_B64 : PTX_TYPE_B128;
+        LLVMTypeRef wide = vec_of(storage_int(L, wt));
+        if (v == a) {
+            LLVMValueRef acc = LLVMConstNull(wide);
+            for (uint32_t i = 0; i < v->nelems; i++) {
+                if (v->elems[i].kind == PTX_OPD_SINK)
+                    continue;
+                LLVMValueRef e = LLVMBuildZExt(L->b, read_opd(F, &v->elems[i], pt, false), wide, "");
+                e = LLVMBuildShl(L->b, e, vconst(F, storage_int(L, wt), 8ull * part * i), "");
+                acc = LLVMBuildOr(L->b, acc, e, "");
+            }
+            write_reg(F, d, to_type(F, acc, wt, t, false), t, false, mask);
+        } else {
+            LLVMValueRef src = read_opd(F, a, wt, false);
+            for (uint32_t i = 0; i < v->nelems; i++) {
+                LLVMValueRef e = LLVMBuildLShr(L->b, src, vconst(F, storage_int(L, wt), 8ull * part * i), "");
+                e = LLVMBuildTrunc(L->b, e, vec_of(storage_int(L, pt)), "");
+                write_reg(F, &v->elems[i], e, pt, false, mask);
+            }
+        }
+        return;
+    }
+    dst(F, in, read_opd(F, a, t, false), t, mask);
+}
+
+/* cvt d, a: types[0] is the destination, types[1] the source. */
+static bool lower_cvt(fn *F, const ptx_instr *in, LLVMValueRef mask)
+{
+    lw *L = F->L;
+    ptx_type dt = (ptx_type)in->types[0], st = (ptx_type)in->types[1];
+    if (in->nopds != 2 || dt == PTX_TYPE_F16X2 || dt == PTX_TYPE_BF16X2 || ptx_type_size(dt) > 8)
+        return false;
+    LLVMTypeRef dst_t = scalar_type(L, dt);
+    LLVMValueRef a = read_opd(F, &in->opds[1], st, is_signed(st)), r;
+    uint8_t rnd = in->mod[PTX_CAT_ROUND];
+    if (is_f(st) && st != PTX_TYPE_F32 && st != PTX_TYPE_F64 && st != PTX_TYPE_F16 && st != PTX_TYPE_BF16)
+        return false;
+    if (is_f(st) && !is_f(dt)) { /* float -> int: round, then saturate (NaN -> 0) */
+        a = ftz(F, in, a, st);
+        const char *rf = rnd == PTX_ROUND_RNI ? "llvm.roundeven" : rnd == PTX_ROUND_RMI ? "llvm.floor"
+                       : rnd == PTX_ROUND_RPI ? "llvm.ceil" : "llvm.trunc";
+        a = intrin1(F, rf, a);
+        LLVMTypeRef tys[2] = {vec_of(dst_t), LLVMTypeOf(a)};
+        r = call_intrinsic(L, is_signed(dt) ? "llvm.fptosi.sat" : "llvm.fptoui.sat", tys, 2, &a, 1);
+    } else if (!is_f(st) && is_f(dt)) {
+        if (rnd && rnd != PTX_ROUND_RN) {
+            lw_error(L, in->loc, "cvt rounding .%s is not supported yet", ptx_mod_text(PTX_CAT_ROUND, rnd));
+            return true;
+        }
+        r = is_signed(st) ? LLVMBuildSIToFP(L->b, a, vec_of(dst_t), "") : LLVMBuildUIToFP(L->b, a, vec_of(dst_t), "");
+        r = fres(F, in, r, dt);
+    } else if (is_f(st) && is_f(dt)) {
+        a = ftz(F, in, a, st);
+        uint32_t ss = ptx_type_size(st), ds = ptx_type_size(dt);
+        if (ds > ss) {
+            r = LLVMBuildFPExt(L->b, a, vec_of(dst_t), "");
+        } else if (ds < ss) {
+            if (rnd && rnd != PTX_ROUND_RN) {
+                lw_error(L, in->loc, "cvt rounding .%s is not supported yet", ptx_mod_text(PTX_CAT_ROUND, rnd));
+                return true;
+            }
+            r = LLVMBuildFPTrunc(L->b, a, vec_of(dst_t), "");
+        } else if (dt == st) { /* cvt.rni.f32.f32: round to integral */
+            const char *rf = rnd == PTX_ROUND_RNI ? "llvm.roundeven" : rnd == PTX_ROUND_RMI ? "llvm.floor"
+                           : rnd == PTX_ROUND_RPI ? "llvm.ceil" : rnd == PTX_ROUND_RZI ? "llvm.trunc" : NULL;
+            r = rf ? intrin1(F, rf, a) : a;
+        } else {
+            return false; /* f16 <-> bf16 */
+        }
+        r = fres(F, in, r, dt);
+    } else { /* int -> int: the read already sign- or zero-extended */
+        if (in->flags & PTX_FLAG_BIT(SAT))
+            return false;
+        r = a;
+        uint32_t ss = ptx_type_size(st), ds = ptx_type_size(dt);
+        if (ds < ss)
+            r = LLVMBuildTrunc(L->b, r, vec_of(dst_t), "");
+        else if (ds > ss)
+            r = is_signed(st) ? LLVMBuildSExt(L->b, r, vec_of(dst_t), "") : LLVMBuildZExt(L->b, r, vec_of(dst_t), "");
+    }
+    dst(F, in, r, dt, mask);
+    return true;
+}
+
+bool lower_arith(fn *F, const ptx_instr *in, LLVMValueRef mask)
+{
+    ptx_type t = in->ntypes ? (ptx_type)in->types[0] : PTX_TYPE_NONE;
+    switch (in->op) {
+    case PTX_OP_ADD: case PTX_OP_SUB: case PTX_OP_MUL: case PTX_OP_MAD: case PTX_OP_DIV:
+    case PTX_OP_ABS: case PTX_OP_NEG: case PTX_OP_MIN: case PTX_OP_MAX:
+        return is_f(t) ? lower_float_op(F, in, t, mask) : lower_int_op(F, in, t, mask);
+    case PTX_OP_REM: case PTX_OP_SHL: case PTX_OP_SHR:
+        return lower_int_op(F, in, t, mask);
+    case PTX_OP_FMA: case PTX_OP_SQRT: case PTX_OP_RCP: case PTX_OP_RSQRT: case PTX_OP_EX2:
+    case PTX_OP_LG2: case PTX_OP_SIN: case PTX_OP_COS:
+        return lower_float_op(F, in, t, mask);
+    case PTX_OP_AND: case PTX_OP_OR: case PTX_OP_XOR: case PTX_OP_NOT: case PTX_OP_CNOT:
+        return lower_logic(F, in, mask);
+    case PTX_OP_SETP: lower_setp(F, in, mask); return true;
+    case PTX_OP_SET: lower_set(F, in, mask); return true;
+    case PTX_OP_SELP: lower_selp(F, in, mask); return true;
+    case PTX_OP_SLCT: lower_slct(F, in, mask); return true;
+    case PTX_OP_MOV: lower_mov(F, in, mask); return true;
+    case PTX_OP_CVT: return lower_cvt(F, in, mask);
+    default: return false;
+    }
+}

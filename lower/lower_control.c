@@ -1,0 +1,379 @@
+/* lower_control.c - control flow and calls.
+ *
+ * Each lane's next block lives in the pc vector.  A block ends by updating
+ * pc for the lanes that ran it; the dispatcher then runs the lowest pending
+ * block with the lanes waiting there (thread-frontier reconvergence, valid
+ * for any CFG).  So that lanes spinning on a lock held by a lane of the
+ * same warp cannot livelock, every 64th dispatch runs the highest pending
+ * block instead. */
+#include "lower_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static LLVMValueRef load_pc(fn *F)
+{
+    return LLVMBuildLoad2(F->L->b, vec_of(F->L->i32), F->pc, "pc");
+}
+
+static void set_pc(fn *F, LLVMValueRef lanes, uint32_t target)
+{
+    lw *L = F->L;
+    LLVMValueRef np = LLVMBuildSelect(L->b, lanes, splat(L, const_i32(L, target)), load_pc(F), "");
+    LLVMBuildStore(L->b, np, F->pc);
+}
+
+static uint32_t label_block(fn *F, const ptx_operand *o)
+{
+    return F->block_of_stmt[o->label];
+}
+
+static LLVMValueRef mask_bits(fn *F, LLVMValueRef mask)
+{
+    return LLVMBuildBitCast(F->L->b, mask, F->L->i32, "");
+}
+
+void lower_terminator(fn *F, const ptx_instr *in, uint32_t block, LLVMValueRef gmask)
+{
+    lw *L = F->L;
+    uint32_t next = block + 1 < F->nblocks ? block + 1 : (F->is_entry ? PC_EXIT : PC_RET);
+    /* Lanes of the block not taking a guarded terminator fall through. */
+    if (in->has_guard)
+        set_pc(F, F->mask, next);
+    switch (in->op) {
+    case PTX_OP_BRA:
+        set_pc(F, gmask, label_block(F, &in->opds[0]));
+        break;
+    case PTX_OP_BRX_IDX: {
+        const ptx_stmt *table = &F->f->body[in->opds[1].label];
+        LLVMValueRef idx = read_opd(F, &in->opds[0], PTX_TYPE_U32, false);
+        for (uint32_t k = 0; k < table->ntargets; k++) {
+            LLVMValueRef hit = LLVMBuildICmp(L->b, LLVMIntEQ, idx, splat(L, const_i32(L, k)), "");
+            set_pc(F, LLVMBuildAnd(L->b, gmask, hit, ""), label_block(F, &table->targets[k]));
+        }
+        break;
+    }
+    case PTX_OP_RET:
+        set_pc(F, gmask, F->is_entry ? PC_EXIT : PC_RET);
+        break;
+    default: /* exit */
+        set_pc(F, gmask, PC_EXIT);
+        break;
+    }
+    LLVMBuildBr(L->b, F->dispatch);
+}
+
+void emit_dispatcher(fn *F)
+{
+    lw *L = F->L;
+    LLVMTypeRef v32 = vec_of(L->i32);
+    LLVMPositionBuilderAtEnd(L->b, F->dispatch);
+    LLVMValueRef pc = load_pc(F);
+    LLVMValueRef lo = call_intrinsic(L, "llvm.vector.reduce.umin", &v32, 1, &pc, 1);
+    LLVMValueRef pending = LLVMBuildICmp(L->b, LLVMIntULT, pc, splat(L, const_i32(L, PC_RET)), "");
+    LLVMValueRef only = LLVMBuildSelect(L->b, pending, pc, LLVMConstNull(v32), "");
+    LLVMValueRef hi = call_intrinsic(L, "llvm.vector.reduce.umax", &v32, 1, &only, 1);
+    LLVMValueRef n = LLVMBuildLoad2(L->b, L->i32, F->sched, "");
+    LLVMValueRef n1 = LLVMBuildAdd(L->b, n, const_i32(L, 1), "");
+    LLVMBuildStore(L->b, n1, F->sched);
+    LLVMValueRef fair = LLVMBuildICmp(
+        L->b, LLVMIntEQ, LLVMBuildAnd(L->b, n1, const_i32(L, 63), ""), const_i32(L, 0), "");
+    LLVMValueRef runnable = LLVMBuildICmp(L->b, LLVMIntULT, lo, const_i32(L, PC_RET), "");
+    LLVMValueRef target = LLVMBuildSelect(L->b, LLVMBuildAnd(L->b, fair, runnable, ""), hi, lo, "");
+    LLVMValueRef sw = LLVMBuildSwitch(L->b, target, F->done, F->nblocks);
+    for (uint32_t b = 0; b < F->nblocks; b++)
+        LLVMAddCase(sw, const_i32(L, b), F->blocks[b]);
+    LLVMPositionBuilderAtEnd(L->b, F->done);
+    if (F->is_entry) {
+        LLVMBuildRetVoid(L->b);
+        return;
+    }
+    LLVMValueRef ret = LLVMBuildICmp(L->b, LLVMIntEQ, load_pc(F), splat(L, const_i32(L, PC_RET)), "");
+    LLVMBuildRet(L->b, mask_bits(F, ret));
+}
+
+/* ---- calls ---- */
+
+/* Binds a .func's parameters and return values to the caller's storage:
+ * .param ones are per-lane memory, .reg ones a <32 x iN> slot. */
+void bind_func_params(fn *F)
+{
+    const ptx_func *f = F->f;
+    for (uint32_t i = 0; i < f->nrets + f->nparams; i++) {
+        const ptx_var *v = i < f->nrets ? f->rets[i] : f->params[i - f->nrets];
+        LLVMValueRef arg = LLVMGetParam(F->fn, 3 + i);
+        if (v->space == PTX_SP_PARAM) {
+            ptrmap_put(&F->params, v, arg);
+        } else {
+            reg_slot *s = calloc(1, sizeof *s);
+            s->alloca = arg;
+            s->type = vec_of(storage_int(F->L, v->type));
+            ptrmap_put(&F->regs, v, s);
+        }
+    }
+}
+
+/* Storage to pass for one call operand matching callee declaration v. */
+static LLVMValueRef call_operand(fn *F, const ptx_operand *o, const ptx_var *v, bool is_ret,
+                                 LLVMValueRef *temp)
+{
+    lw *L = F->L;
+    *temp = NULL;
+    if (o->kind == PTX_OPD_NAME && o->var && o->var->space == PTX_SP_PARAM)
+        return param_storage(F, o->var);
+    if (v->space == PTX_SP_PARAM) {
+        lw_error(L, o->loc, "argument for .param parameter '%s' must be a .param variable", v->name);
+        return LLVMConstNull(L->ptr);
+    }
+    LLVMTypeRef st = vec_of(storage_int(L, v->type));
+    LLVMValueRef tmp = entry_alloca(F, st, "arg");
+    if (!is_ret)
+        LLVMBuildStore(L->b, read_opd(F, o, v->type, false), tmp);
+    *temp = tmp;
+    return tmp;
+}
+
+/* Runs body(lane) for each lane in mask, in lane order (a scalar loop). */
+typedef void (*lane_fn)(fn *F, LLVMValueRef lane, void *ctx);
+
+static void for_each_lane(fn *F, LLVMValueRef mask, lane_fn body, void *ctx)
+{
+    lw *L = F->L;
+    LLVMValueRef bits = mask_bits(F, mask);
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(L->b);
+    LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "lane.loop");
+    LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "lane.run");
+    LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "lane.next");
+    LLVMBasicBlockRef out = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "lane.done");
+    LLVMBuildBr(L->b, loop);
+    LLVMPositionBuilderAtEnd(L->b, loop);
+    LLVMValueRef i = LLVMBuildPhi(L->b, L->i32, "lane");
+    LLVMValueRef bit = LLVMBuildAnd(L->b, LLVMBuildLShr(L->b, bits, i, ""), const_i32(L, 1), "");
+    LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntNE, bit, const_i32(L, 0), ""), run, next);
+    LLVMPositionBuilderAtEnd(L->b, run);
+    body(F, i, ctx);
+    LLVMBuildBr(L->b, next);
+    LLVMPositionBuilderAtEnd(L->b, next);
+    LLVMValueRef i1 = LLVMBuildAdd(L->b, i, const_i32(L, 1), "");
+    LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntULT, i1, const_i32(L, W), ""), loop, out);
+    LLVMValueRef vals[2] = {const_i32(L, 0), i1};
+    LLVMBasicBlockRef from[2] = {pre, next};
+    LLVMAddIncoming(i, vals, from, 2);
+    LLVMPositionBuilderAtEnd(L->b, out);
+}
+
+/* The 8-byte value a lane stored into per-lane .param storage. */
+static LLVMValueRef lane_param(fn *F, LLVMValueRef storage, uint32_t size, LLVMValueRef lane,
+                               LLVMTypeRef t)
+{
+    lw *L = F->L;
+    LLVMValueRef off = LLVMBuildMul(L->b, LLVMBuildZExt(L->b, lane, L->i64, ""), const_i64(L, size), "");
+    LLVMValueRef p = LLVMBuildGEP2(L->b, L->i8, storage, &off, 1, "");
+    LLVMValueRef v = LLVMBuildLoad2(L->b, t, p, "");
+    LLVMSetAlignment(v, 1);
+    return v;
+}
+
+static void store_lane_param(fn *F, LLVMValueRef storage, uint32_t size, LLVMValueRef lane,
+                             LLVMValueRef v)
+{
+    lw *L = F->L;
+    LLVMValueRef off = LLVMBuildMul(L->b, LLVMBuildZExt(L->b, lane, L->i64, ""), const_i64(L, size), "");
+    LLVMValueRef st = LLVMBuildStore(L->b, v, LLVMBuildGEP2(L->b, L->i8, storage, &off, 1, ""));
+    LLVMSetAlignment(st, 1);
+}
+
+typedef struct extern_call {
+    const ptx_func *callee;
+    LLVMValueRef ret, args[4];
+    uint32_t nargs;
+} extern_call;
+
+/* Thread index within the CTA of `lane`. */
+static LLVMValueRef thread_of(fn *F, LLVMValueRef lane)
+{
+    lw *L = F->L;
+    return LLVMBuildAdd(L->b, LLVMBuildMul(L->b, F->warp, const_i32(L, W), ""), lane, "");
+}
+
+static void extern_lane(fn *F, LLVMValueRef lane, void *ctx)
+{
+    lw *L = F->L;
+    extern_call *c = ctx;
+    const char *name = c->callee->name;
+    LLVMValueRef a[4];
+    for (uint32_t i = 0; i < c->nargs; i++)
+        a[i] = lane_param(F, c->args[i], 8, lane, L->i64);
+    if (!strcmp(name, "vprintf")) {
+        LLVMTypeRef p[4] = {L->ptr, L->i32, L->ptr, L->ptr};
+        LLVMValueRef f = declare_rt(L, "ptxjit_rt_vprintf", L->i32, p, 4);
+        LLVMValueRef args[4] = {F->cta, thread_of(F, lane), LLVMBuildIntToPtr(L->b, a[0], L->ptr, ""),
+                                LLVMBuildIntToPtr(L->b, a[1], L->ptr, "")};
+        LLVMValueRef r = LLVMBuildCall2(L->b, LLVMGlobalGetValueType(f), f, args, 4, "");
+        if (c->ret)
+            store_lane_param(F, c->ret, 4, lane, r);
+    } else if (!strcmp(name, "malloc")) {
+        LLVMValueRef f = declare_rt(L, "ptxjit_rt_malloc", L->ptr, &L->i64, 1);
+        LLVMValueRef r = LLVMBuildCall2(L->b, LLVMGlobalGetValueType(f), f, a, 1, "");
+        if (c->ret)
+            store_lane_param(F, c->ret, 8, lane, LLVMBuildPtrToInt(L->b, r, L->i64, ""));
+    } else if (!strcmp(name, "free")) {
+        LLVMValueRef f = declare_rt(L, "ptxjit_rt_free", L->voidt, &L->ptr, 1);
+        LLVMValueRef p = LLVMBuildIntToPtr(L->b, a[0], L->ptr, "");
+        LLVMBuildCall2(L->b, LLVMGlobalGetValueType(f), f, &p, 1, "");
+    } else { /* __assertfail(msg, file, line, func, charsize) */
+        LLVMTypeRef p[5] = {L->ptr, L->ptr, L->ptr, L->i32, L->ptr};
+        LLVMValueRef f = declare_rt(L, "ptxjit_rt_assertfail", L->voidt, p, 5);
+        LLVMValueRef line = lane_param(F, c->args[2], 4, lane, L->i32);
+        LLVMValueRef args[5] = {F->cta, LLVMBuildIntToPtr(L->b, a[0], L->ptr, ""),
+                                LLVMBuildIntToPtr(L->b, a[1], L->ptr, ""), line,
+                                LLVMBuildIntToPtr(L->b, a[3], L->ptr, "")};
+        LLVMBuildCall2(L->b, LLVMGlobalGetValueType(f), f, args, 5, "");
+    }
+}
+
+static bool lower_extern_call(fn *F, const ptx_instr *in, const ptx_func *callee,
+                              const ptx_operand *rets, const ptx_operand *args, LLVMValueRef mask)
+{
+    static const char *const known[] = {"vprintf", "malloc", "free", "__assertfail"};
+    bool ok = false;
+    for (size_t i = 0; i < 4; i++)
+        ok |= !strcmp(callee->name, known[i]);
+    if (!ok) {
+        lw_error(F->L, in->loc, "call to external function '%s', which ptxjit does not provide",
+                 callee->name);
+        return true;
+    }
+    extern_call c = {.callee = callee};
+    LLVMValueRef tmp;
+    if (rets && rets->nelems)
+        c.ret = call_operand(F, &rets->elems[0], callee->rets[0], true, &tmp);
+    for (uint32_t i = 0; args && i < args->nelems && i < 4; i++)
+        c.args[c.nargs++] = call_operand(F, &args->elems[i], callee->params[i], false, &tmp);
+    if (c.nargs < callee->nparams) {
+        lw_error(F->L, in->loc, "'%s' called with too few arguments", callee->name);
+        return true;
+    }
+    for_each_lane(F, mask, extern_lane, &c);
+    return true;
+}
+
+bool lower_call(fn *F, const ptx_instr *in, LLVMValueRef mask)
+{
+    if (in->op != PTX_OP_CALL)
+        return false;
+    lw *L = F->L;
+    uint32_t i = 0;
+    const ptx_operand *rets = NULL, *args = NULL;
+    if (in->opds[i].kind == PTX_OPD_LIST)
+        rets = &in->opds[i++];
+    const ptx_operand *target = &in->opds[i++];
+    if (i < in->nopds && in->opds[i].kind == PTX_OPD_LIST)
+        args = &in->opds[i++];
+    const ptx_func *callee = target->func;
+    if (!callee) {
+        lw_error(L, in->loc, "indirect calls are not supported yet");
+        return true;
+    }
+    LLVMValueRef fnv = ptrmap_get(&L->funcs, callee);
+    if (!fnv)
+        return lower_extern_call(F, in, callee, rets, args, mask);
+    uint32_t nr = rets ? rets->nelems : 0, na = args ? args->nelems : 0;
+    if (nr != callee->nrets || na != callee->nparams) {
+        lw_error(L, in->loc, "call to '%s' does not match its declaration", callee->name);
+        return true;
+    }
+    uint32_t n = 3 + nr + na;
+    LLVMValueRef *av = calloc(n, sizeof *av), *temps = calloc(nr + 1, sizeof *temps);
+    av[0] = F->cta;
+    av[1] = F->warp;
+    av[2] = mask_bits(F, mask);
+    for (uint32_t k = 0; k < nr; k++)
+        av[3 + k] = call_operand(F, &rets->elems[k], callee->rets[k], true, &temps[k]);
+    for (uint32_t k = 0; k < na; k++) {
+        LLVMValueRef unused;
+        av[3 + nr + k] = call_operand(F, &args->elems[k], callee->params[k], false, &unused);
+    }
+    LLVMValueRef returned = LLVMBuildCall2(L->b, LLVMGlobalGetValueType(fnv), fnv, av, n, "");
+    LLVMValueRef rmask = LLVMBuildBitCast(L->b, returned, vec_of(L->i1), "");
+    for (uint32_t k = 0; k < nr; k++)
+        if (temps[k]) {
+            ptx_type rt = callee->rets[k]->type;
+            LLVMValueRef v = LLVMBuildLoad2(L->b, vec_of(storage_int(L, rt)), temps[k], "");
+            write_reg(F, &rets->elems[k], to_type(F, v, rt, rt, false), rt, false, rmask);
+        }
+    /* Lanes that executed `exit` inside the callee are gone. */
+    LLVMValueRef exited = LLVMBuildAnd(L->b, mask, LLVMBuildNot(L->b, rmask, ""), "");
+    set_pc(F, exited, PC_EXIT);
+    F->mask = LLVMBuildAnd(L->b, F->mask, LLVMBuildNot(L->b, exited, ""), "");
+    free(av);
+    free(temps);
+    return true;
+}
+
+/* ---- synchronization ---- */
+
+static LLVMValueRef uniform_u32(fn *F, const ptx_operand *o)
+{
+    lw *L = F->L;
+    LLVMValueRef v = read_opd(F, o, PTX_TYPE_U32, false);
+    return LLVMBuildExtractElement(L->b, v, const_i32(L, 0), "");
+}
+
+static void lower_barrier(fn *F, const ptx_instr *in, LLVMValueRef mask)
+{
+    lw *L = F->L;
+    LLVMValueRef id = in->nopds > 0 ? uniform_u32(F, &in->opds[0]) : const_i32(L, 0);
+    LLVMValueRef threads = in->nopds > 1 ? uniform_u32(F, &in->opds[1]) : const_i32(L, 0);
+    LLVMTypeRef i32t = L->i32;
+    LLVMValueRef lanes = call_intrinsic(L, "llvm.ctpop", &i32t, 1, (LLVMValueRef[]){mask_bits(F, mask)}, 1);
+    LLVMTypeRef p[5] = {L->ptr, L->i32, L->i32, L->i32, L->i32};
+    LLVMValueRef f = declare_rt(L, "ptxjit_rt_barrier", L->voidt, p, 5);
+    LLVMValueRef args[5] = {F->cta, F->warp, id, threads, lanes};
+    LLVMBuildCall2(L->b, LLVMGlobalGetValueType(f), f, args, 5, "");
+}
+
+/* trap: the runtime unwinds the launch, so only lanes that run it matter. */
+static void lower_trap(fn *F, const ptx_instr *in, LLVMValueRef mask)
+{
+    lw *L = F->L;
+    LLVMTypeRef v1 = vec_of(L->i1);
+    LLVMValueRef any = call_intrinsic(L, "llvm.vector.reduce.or", &v1, 1, &mask, 1);
+    LLVMBasicBlockRef trap = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "trap");
+    LLVMBasicBlockRef cont = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "cont");
+    LLVMBuildCondBr(L->b, any, trap, cont);
+    LLVMPositionBuilderAtEnd(L->b, trap);
+    LLVMTypeRef p[2] = {L->ptr, L->i32};
+    LLVMValueRef f = declare_rt(L, "ptxjit_rt_trap", L->voidt, p, 2);
+    LLVMValueRef args[2] = {F->cta, const_i32(L, in->loc.line)};
+    LLVMBuildCall2(L->b, LLVMGlobalGetValueType(f), f, args, 2, "");
+    LLVMBuildUnreachable(L->b);
+    LLVMPositionBuilderAtEnd(L->b, cont);
+}
+
+bool lower_sync(fn *F, const ptx_instr *in, LLVMValueRef mask)
+{
+    lw *L = F->L;
+    switch (in->op) {
+    case PTX_OP_BAR_SYNC:
+    case PTX_OP_BARRIER_SYNC:
+        lower_barrier(F, in, mask);
+        return true;
+    case PTX_OP_BAR_WARP_SYNC:
+        return true; /* lanes of a warp run in lock step */
+    case PTX_OP_MEMBAR:
+    case PTX_OP_FENCE: {
+        uint8_t scope = in->mod[PTX_CAT_SCOPE];
+        /* A CTA runs on one OS thread: CTA-scope fences only order the compiler. */
+        LLVMBuildFence(L->b, LLVMAtomicOrderingSequentiallyConsistent, scope == PTX_SCOPE_CTA, "");
+        return true;
+    }
+    case PTX_OP_TRAP:
+        lower_trap(F, in, mask);
+        return true;
+    case PTX_OP_NANOSLEEP:
+        return true;
+    default:
+        return false;
+    }
+}

@@ -1,0 +1,114 @@
+/* lower_internal.h - state shared by the lowering files (internal). */
+#ifndef PTXJIT_LOWER_INTERNAL_H
+#define PTXJIT_LOWER_INTERNAL_H
+
+#include "lower.h"
+#include "ptxjit/abi.h"
+
+#define W PTXJIT_WARP_SIZE
+
+/* Block index sentinels held in a lane's "pc": exited lanes, and lanes
+ * that returned from a .func (waiting for the others). */
+#define PC_EXIT 0xFFFFFFFFu
+#define PC_RET 0xFFFFFFFEu
+
+typedef struct ptrmap {
+    const void **keys;
+    void **vals;
+    uint32_t n, cap;
+} ptrmap;
+
+void *ptrmap_get(const ptrmap *m, const void *key);
+void ptrmap_put(ptrmap *m, const void *key, void *val);
+void ptrmap_free(ptrmap *m);
+
+/* Module-wide state. */
+typedef struct lw {
+    LLVMContextRef ctx;
+    LLVMModuleRef mod;
+    LLVMBuilderRef b;
+    const ptx_module *m;
+    ptx_diags *diags;
+    uint32_t errors;
+    LLVMTypeRef i1, i8, i16, i32, i64, f16, bf16, f32, f64, ptr, voidt;
+    ptrmap globals;      /* ptx_var* -> LLVM global (global/const space) */
+    ptrmap shared_off;   /* ptx_var* -> (void*)(offset + 1) in the shared window */
+    ptrmap funcs;        /* ptx_func* -> LLVMValueRef */
+    uint32_t static_smem, dyn_smem_align;
+} lw;
+
+/* Storage of one register (or one element of a %r<N> family). */
+typedef struct reg_slot {
+    LLVMValueRef alloca;
+    LLVMTypeRef type;    /* <32 x iN> or <32 x i1> */
+} reg_slot;
+
+/* Per-function state. */
+typedef struct fn {
+    lw *L;
+    const ptx_func *f;
+    LLVMValueRef fn;
+    bool is_entry;
+    LLVMValueRef cta, warp;      /* arguments */
+    LLVMValueRef pc;             /* alloca <32 x i32>: each lane's next block */
+    LLVMValueRef sched;          /* alloca i32: dispatch counter (fairness) */
+    LLVMValueRef mask;           /* mask of the block being lowered: <32 x i1> */
+    LLVMValueRef entry_mask;     /* lanes present at function entry */
+    LLVMBasicBlockRef dispatch, done;
+    LLVMBasicBlockRef *blocks;   /* LLVM block per PTX block */
+    uint32_t *block_of_stmt;     /* statement index -> PTX block */
+    uint32_t nblocks;
+    ptrmap regs;                 /* ptx_var* -> reg_slot[] (one per element) */
+    ptrmap params;               /* ptx_var* (.param of a .func or call site) -> per-lane storage */
+    ptrmap locals;               /* ptx_var* (.local) -> per-lane storage */
+    LLVMValueRef lane;           /* <32 x i32> 0..31 */
+    LLVMValueRef sregs[PTX_SREG_COUNT][4];
+    LLVMValueRef params_base;    /* kernel parameter buffer (entries) */
+    LLVMValueRef shared_base;    /* CTA shared window */
+    LLVMValueRef alloca_ip;      /* allocas go before this in the entry block */
+} fn;
+
+/* lower.c */
+void lw_error(lw *L, ptx_loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+LLVMTypeRef vec_of(LLVMTypeRef t);
+LLVMValueRef splat(lw *L, LLVMValueRef scalar);
+LLVMValueRef const_i32(lw *L, uint32_t v);
+LLVMValueRef const_i64(lw *L, uint64_t v);
+LLVMValueRef entry_alloca(fn *F, LLVMTypeRef t, const char *name);
+LLVMValueRef call_intrinsic(lw *L, const char *name, LLVMTypeRef *types, unsigned ntypes,
+                            LLVMValueRef *args, unsigned nargs);
+LLVMValueRef declare_rt(lw *L, const char *name, LLVMTypeRef ret, LLVMTypeRef *params,
+                        unsigned nparams);
+LLVMValueRef mask_and(fn *F, LLVMValueRef a, LLVMValueRef b);
+LLVMValueRef load_field(fn *F, LLVMValueRef base, uint32_t offset, LLVMTypeRef t);
+
+/* lower_value.c: registers, operands, special registers */
+LLVMTypeRef scalar_type(lw *L, ptx_type t);     /* the arithmetic type: iN, float, double, half */
+LLVMTypeRef storage_int(lw *L, ptx_type t);     /* iN of the type's size (i1 for pred) */
+LLVMValueRef read_opd(fn *F, const ptx_operand *o, ptx_type t, bool sign_extend);
+void write_reg(fn *F, const ptx_operand *o, LLVMValueRef v, ptx_type t, bool sign_extend,
+               LLVMValueRef mask);
+LLVMValueRef read_sreg(fn *F, const ptx_operand *o);
+LLVMValueRef to_type(fn *F, LLVMValueRef v, ptx_type from, ptx_type to, bool sign_extend);
+void init_sregs(fn *F);
+
+/* lower_mem.c */
+LLVMValueRef address_of(fn *F, const ptx_instr *in, const ptx_operand *a, uint8_t space);
+LLVMValueRef var_address(fn *F, const ptx_operand *o, ptx_loc loc);
+bool lower_mem(fn *F, const ptx_instr *in, LLVMValueRef mask);
+LLVMValueRef masked_load(fn *F, LLVMValueRef ptrs, LLVMTypeRef elem, uint32_t align,
+                         LLVMValueRef mask);
+void masked_store(fn *F, LLVMValueRef ptrs, LLVMValueRef val, uint32_t align, LLVMValueRef mask);
+LLVMValueRef param_storage(fn *F, const ptx_var *v);
+
+/* lower_arith.c */
+bool lower_arith(fn *F, const ptx_instr *in, LLVMValueRef mask);
+
+/* lower_control.c */
+void lower_terminator(fn *F, const ptx_instr *in, uint32_t block, LLVMValueRef mask);
+bool lower_call(fn *F, const ptx_instr *in, LLVMValueRef mask);
+bool lower_sync(fn *F, const ptx_instr *in, LLVMValueRef mask);
+void emit_dispatcher(fn *F);
+void bind_func_params(fn *F);
+
+#endif

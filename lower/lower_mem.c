@@ -1,0 +1,335 @@
+/* lower_mem.c - addresses, state spaces and memory access.
+ *
+ * Address mapping (DESIGN.md "Memory"): global, const and local addresses
+ * are real host addresses (a .local variable has one copy per lane, lane l
+ * at base + l * size, so generic pointers into it work); shared-space
+ * addresses are offsets into the CTA's shared window; kernel parameters are
+ * read from the launch's parameter buffer.  Accesses test at run time
+ * whether the lanes' addresses are consecutive: then one masked vector
+ * access, else a masked gather/scatter. */
+#include "lower_internal.h"
+
+#include <stdlib.h>
+
+/* CUDA's parameter layout: each at an offset aligned to its alignment. */
+static uint64_t kernel_param_offset(const ptx_func *f, const ptx_var *v)
+{
+    uint64_t off = 0;
+    for (uint32_t i = 0; i < f->nparams; i++) {
+        const ptx_var *p = f->params[i];
+        uint64_t size = ptx_type_size(p->type) * (p->vec ? p->vec : 1);
+        for (uint32_t d = 0; d < p->ndims; d++)
+            size *= p->dims[d] ? p->dims[d] : 1;
+        uint64_t align = p->align ? p->align : ptx_type_size(p->type) * (p->vec ? p->vec : 1);
+        off = (off + align - 1) & ~(align - 1);
+        if (p == v)
+            return off;
+        off += size;
+    }
+    return 0;
+}
+
+static uint64_t decl_size(const ptx_var *v)
+{
+    uint64_t n = ptx_type_size(v->type) * (v->vec ? v->vec : 1);
+    for (uint32_t i = 0; i < v->ndims; i++)
+        n *= v->dims[i] ? v->dims[i] : 1;
+    return n;
+}
+
+static bool is_kernel_param(fn *F, const ptx_var *v)
+{
+    if (!F->is_entry || v->space != PTX_SP_PARAM)
+        return false;
+    for (uint32_t i = 0; i < F->f->nparams; i++)
+        if (F->f->params[i] == v)
+            return true;
+    return false;
+}
+
+/* Per-lane storage (lane l at base + l * size) of a .param variable. */
+LLVMValueRef param_storage(fn *F, const ptx_var *v)
+{
+    LLVMValueRef p = ptrmap_get(&F->params, v);
+    if (!p) {
+        uint64_t size = decl_size(v);
+        p = entry_alloca(F, LLVMArrayType2(F->L->i8, size * W), v->name);
+        ptrmap_put(&F->params, v, p);
+    }
+    return p;
+}
+
+static LLVMValueRef ptr_to_i64(lw *L, LLVMValueRef p)
+{
+    return LLVMBuildPtrToInt(L->b, p, L->i64, "");
+}
+
+/* base + lane * stride, as <32 x i64>. */
+static LLVMValueRef per_lane(fn *F, LLVMValueRef base, uint64_t stride)
+{
+    lw *L = F->L;
+    LLVMValueRef lane64 = LLVMBuildZExt(L->b, F->lane, vec_of(L->i64), "");
+    LLVMValueRef off = LLVMBuildMul(L->b, lane64, splat(L, const_i64(L, stride)), "");
+    return LLVMBuildAdd(L->b, splat(L, ptr_to_i64(L, base)), off, "");
+}
+
+/* Offset of dynamic shared memory: a constant fixed after all static
+ * shared variables are laid out (see lower_module). */
+static LLVMValueRef dyn_smem_offset(lw *L)
+{
+    LLVMValueRef g = LLVMGetNamedGlobal(L->mod, "ptxjit.dynsmem");
+    if (!g) {
+        g = LLVMAddGlobal(L->mod, L->i64, "ptxjit.dynsmem");
+        LLVMSetLinkage(g, LLVMInternalLinkage);
+        LLVMSetGlobalConstant(g, true);
+        LLVMSetInitializer(g, const_i64(L, 0));
+    }
+    return LLVMBuildLoad2(L->b, L->i64, g, "");
+}
+
+/* The value of a variable name used as an operand: its address in its own
+ * state space (shared variables: the offset in the shared window). */
+LLVMValueRef var_address(fn *F, const ptx_operand *o, ptx_loc loc)
+{
+    lw *L = F->L;
+    if (o->func) {
+        LLVMValueRef f = ptrmap_get(&L->funcs, o->func);
+        if (!f) {
+            lw_error(L, loc, "function '%s' has no body", o->func->name);
+            return LLVMConstNull(vec_of(L->i64));
+        }
+        return splat(L, ptr_to_i64(L, f));
+    }
+    const ptx_var *v = o->var;
+    LLVMValueRef g = ptrmap_get(&L->globals, v);
+    if (g)
+        return splat(L, ptr_to_i64(L, g));
+    void *off = ptrmap_get(&L->shared_off, v);
+    if (off) {
+        uintptr_t k = (uintptr_t)off;
+        return splat(L, k == UINT32_MAX ? dyn_smem_offset(L) : const_i64(L, k - 1));
+    }
+    if (is_kernel_param(F, v)) {
+        LLVMValueRef idx = const_i64(L, kernel_param_offset(F->f, v));
+        return splat(L, ptr_to_i64(L, LLVMBuildGEP2(L->b, L->i8, F->params_base, &idx, 1, "")));
+    }
+    LLVMValueRef local = ptrmap_get(&F->locals, v);
+    if (local)
+        return per_lane(F, local, decl_size(v));
+    if (v->space == PTX_SP_PARAM)
+        return per_lane(F, param_storage(F, v), decl_size(v));
+    lw_error(L, loc, "cannot take the address of '%s'", v->name);
+    return LLVMConstNull(vec_of(L->i64));
+}
+
+static bool is_shared(uint8_t space)
+{
+    return space == PTX_SPACE_SHARED || space == PTX_SPACE_SHARED_CTA ||
+           space == PTX_SPACE_SHARED_CLUSTER;
+}
+
+/* Real addresses <32 x i64> of an [..] operand in `space`. */
+LLVMValueRef address_of(fn *F, const ptx_instr *in, const ptx_operand *a, uint8_t space)
+{
+    lw *L = F->L;
+    LLVMValueRef addr;
+    if (!a->nelems) {
+        addr = splat(L, const_i64(L, 0));
+        if (is_shared(space))
+            addr = per_lane(F, F->shared_base, 0);
+    } else {
+        const ptx_operand *b = &a->elems[0];
+        if (b->var && b->var->space == PTX_SP_REG) {
+            addr = read_opd(F, b, PTX_TYPE_U64, false);
+            if (is_shared(space))
+                addr = LLVMBuildAdd(L->b, addr, splat(L, ptr_to_i64(L, F->shared_base)), "");
+        } else {
+            addr = var_address(F, b, in->loc);
+            if (b->var && ptrmap_get(&L->shared_off, b->var))
+                addr = LLVMBuildAdd(L->b, addr, splat(L, ptr_to_i64(L, F->shared_base)), "");
+        }
+    }
+    if (a->imm)
+        addr = LLVMBuildAdd(L->b, addr, splat(L, const_i64(L, a->imm)), "");
+    return addr;
+}
+
+/* Branches on whether the lanes' addresses are base, base+s, base+2s, ... */
+static LLVMValueRef is_contiguous(fn *F, LLVMValueRef addrs, uint32_t size)
+{
+    lw *L = F->L;
+    LLVMValueRef first = LLVMBuildExtractElement(L->b, addrs, const_i32(L, 0), "");
+    LLVMValueRef expect = per_lane(F, LLVMBuildIntToPtr(L->b, first, L->ptr, ""), size);
+    LLVMValueRef eq = LLVMBuildICmp(L->b, LLVMIntEQ, addrs, expect, "");
+    LLVMTypeRef vt = vec_of(L->i1);
+    return call_intrinsic(L, "llvm.vector.reduce.and", &vt, 1, &eq, 1);
+}
+
+LLVMValueRef masked_load(fn *F, LLVMValueRef addrs, LLVMTypeRef elem, uint32_t align,
+                         LLVMValueRef mask)
+{
+    lw *L = F->L;
+    LLVMTypeRef vt = vec_of(elem), pvt = vec_of(L->ptr);
+    LLVMValueRef passthru = LLVMConstNull(vt);
+    LLVMValueRef alignv = const_i32(L, align);
+    LLVMBasicBlockRef fast = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "ld.vec");
+    LLVMBasicBlockRef slow = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "ld.gather");
+    LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "ld.join");
+    LLVMBuildCondBr(L->b, is_contiguous(F, addrs, align), fast, slow);
+    LLVMPositionBuilderAtEnd(L->b, fast);
+    LLVMValueRef p0 = LLVMBuildIntToPtr(
+        L->b, LLVMBuildExtractElement(L->b, addrs, const_i32(L, 0), ""), L->ptr, "");
+    LLVMTypeRef t1[2] = {vt, L->ptr};
+    LLVMValueRef a1[4] = {p0, alignv, mask, passthru};
+    LLVMValueRef v1 = call_intrinsic(L, "llvm.masked.load", t1, 2, a1, 4);
+    LLVMBuildBr(L->b, join);
+    LLVMPositionBuilderAtEnd(L->b, slow);
+    LLVMValueRef ptrs = LLVMBuildIntToPtr(L->b, addrs, pvt, "");
+    LLVMTypeRef t2[2] = {vt, pvt};
+    LLVMValueRef a2[4] = {ptrs, alignv, mask, passthru};
+    LLVMValueRef v2 = call_intrinsic(L, "llvm.masked.gather", t2, 2, a2, 4);
+    LLVMBuildBr(L->b, join);
+    LLVMPositionBuilderAtEnd(L->b, join);
+    LLVMValueRef phi = LLVMBuildPhi(L->b, vt, "");
+    LLVMValueRef vals[2] = {v1, v2};
+    LLVMBasicBlockRef bbs[2] = {fast, slow};
+    LLVMAddIncoming(phi, vals, bbs, 2);
+    return phi;
+}
+
+void masked_store(fn *F, LLVMValueRef addrs, LLVMValueRef val, uint32_t align, LLVMValueRef mask)
+{
+    lw *L = F->L;
+    LLVMTypeRef vt = LLVMTypeOf(val), pvt = vec_of(L->ptr);
+    LLVMValueRef alignv = const_i32(L, align);
+    LLVMBasicBlockRef fast = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "st.vec");
+    LLVMBasicBlockRef slow = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "st.scatter");
+    LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "st.join");
+    LLVMBuildCondBr(L->b, is_contiguous(F, addrs, align), fast, slow);
+    LLVMPositionBuilderAtEnd(L->b, fast);
+    LLVMValueRef p0 = LLVMBuildIntToPtr(
+        L->b, LLVMBuildExtractElement(L->b, addrs, const_i32(L, 0), ""), L->ptr, "");
+    LLVMTypeRef t1[2] = {vt, L->ptr};
+    LLVMValueRef a1[4] = {val, p0, alignv, mask};
+    call_intrinsic(L, "llvm.masked.store", t1, 2, a1, 4);
+    LLVMBuildBr(L->b, join);
+    LLVMPositionBuilderAtEnd(L->b, slow);
+    LLVMTypeRef t2[2] = {vt, pvt};
+    LLVMValueRef a2[4] = {val, LLVMBuildIntToPtr(L->b, addrs, pvt, ""), alignv, mask};
+    call_intrinsic(L, "llvm.masked.scatter", t2, 2, a2, 4);
+    LLVMBuildBr(L->b, join);
+    LLVMPositionBuilderAtEnd(L->b, join);
+}
+
+static uint32_t vec_count(const ptx_instr *in)
+{
+    switch (in->mod[PTX_CAT_VEC]) {
+    case PTX_VEC_V2: return 2;
+    case PTX_VEC_V4: return 4;
+    case PTX_VEC_V8: return 8;
+    default: return 1;
+    }
+}
+
+/* ld.param of a kernel parameter: one scalar load, broadcast. */
+static bool lower_kernel_param_load(fn *F, const ptx_instr *in, LLVMValueRef mask)
+{
+    const ptx_operand *a = &in->opds[1];
+    if (!a->nelems || !a->elems[0].var || !is_kernel_param(F, a->elems[0].var))
+        return false;
+    lw *L = F->L;
+    ptx_type t = (ptx_type)in->types[0];
+    uint32_t n = vec_count(in), size = ptx_type_size(t);
+    uint64_t off = kernel_param_offset(F->f, a->elems[0].var) + a->imm;
+    for (uint32_t k = 0; k < n; k++) {
+        LLVMValueRef idx = const_i64(L, off + k * size);
+        LLVMValueRef p = LLVMBuildGEP2(L->b, L->i8, F->params_base, &idx, 1, "");
+        LLVMValueRef v = LLVMBuildLoad2(L->b, storage_int(L, t), p, "");
+        LLVMSetAlignment(v, 1);
+        const ptx_operand *d = n > 1 ? &in->opds[0].elems[k] : &in->opds[0];
+        LLVMValueRef vv = to_type(F, splat(L, v), t, t, false);
+        write_reg(F, d, vv, t, ptx_type_class(t) == 'S', mask);
+    }
+    return true;
+}
+
+static void lower_ld(fn *F, const ptx_instr *in, LLVMValueRef mask)
+{
+    if (in->mod[PTX_CAT_SPACE] == PTX_SPACE_PARAM && lower_kernel_param_load(F, in, mask))
+        return;
+    lw *L = F->L;
+    ptx_type t = (ptx_type)in->types[0];
+    uint32_t n = vec_count(in), size = ptx_type_size(t);
+    LLVMValueRef addrs = address_of(F, in, &in->opds[1], in->mod[PTX_CAT_SPACE]);
+    for (uint32_t k = 0; k < n; k++) {
+        LLVMValueRef ak = k ? LLVMBuildAdd(L->b, addrs, splat(L, const_i64(L, k * size)), "") : addrs;
+        LLVMValueRef v = masked_load(F, ak, storage_int(L, t), size, mask);
+        const ptx_operand *d = n > 1 ? &in->opds[0].elems[k] : &in->opds[0];
+        write_reg(F, d, to_type(F, v, t, t, false), t, ptx_type_class(t) == 'S', mask);
+    }
+}
+
+static void lower_st(fn *F, const ptx_instr *in, LLVMValueRef mask)
+{
+    lw *L = F->L;
+    ptx_type t = (ptx_type)in->types[0];
+    uint32_t n = vec_count(in), size = ptx_type_size(t);
+    LLVMValueRef addrs = address_of(F, in, &in->opds[0], in->mod[PTX_CAT_SPACE]);
+    /* store the bits: read as the same-size integer type */
+    ptx_type it = size == 1 ? PTX_TYPE_B8 : size == 2 ? PTX_TYPE_B16 : size == 4 ? PTX_TYPE_B32
+                                                                                : PTX_TYPE_B64;
+    for (uint32_t k = 0; k < n; k++) {
+        const ptx_operand *s = n > 1 ? &in->opds[1].elems[k] : &in->opds[1];
+        LLVMValueRef v = read_opd(F, s, it, false);
+        LLVMValueRef ak = k ? LLVMBuildAdd(L->b, addrs, splat(L, const_i64(L, k * size)), "") : addrs;
+        masked_store(F, ak, v, size, mask);
+    }
+}
+
+/* cvta: shared offsets <-> generic addresses; other spaces are identity. */
+static void lower_cvta(fn *F, const ptx_instr *in, LLVMValueRef mask)
+{
+    lw *L = F->L;
+    ptx_type t = (ptx_type)in->types[0];
+    const ptx_operand *a = &in->opds[1];
+    bool shared = is_shared(in->mod[PTX_CAT_SPACE]);
+    LLVMValueRef v;
+    if (a->kind == PTX_OPD_NAME && a->var && a->var->space != PTX_SP_REG) {
+        v = var_address(F, a, in->loc); /* cvta.space d, var */
+        if (shared && !(in->flags & PTX_FLAG_BIT(TO)))
+            v = LLVMBuildAdd(L->b, v, splat(L, ptr_to_i64(L, F->shared_base)), "");
+    } else {
+        v = read_opd(F, a, PTX_TYPE_U64, false);
+        if (shared) {
+            LLVMValueRef base = splat(L, ptr_to_i64(L, F->shared_base));
+            v = in->flags & PTX_FLAG_BIT(TO) ? LLVMBuildSub(L->b, v, base, "")
+                                              : LLVMBuildAdd(L->b, v, base, "");
+        }
+    }
+    write_reg(F, &in->opds[0], to_type(F, v, PTX_TYPE_U64, t, false), t, false, mask);
+}
+
+bool lower_mem(fn *F, const ptx_instr *in, LLVMValueRef mask)
+{
+    switch (in->op) {
+    case PTX_OP_LD:
+    case PTX_OP_LDU:
+        if (in->mod[PTX_CAT_SEM] && in->mod[PTX_CAT_SEM] != PTX_SEM_WEAK)
+            return false; /* .relaxed/.acquire/.volatile come with the memory model */
+        lower_ld(F, in, mask);
+        return true;
+    case PTX_OP_ST:
+        if (in->mod[PTX_CAT_SEM] && in->mod[PTX_CAT_SEM] != PTX_SEM_WEAK)
+            return false;
+        lower_st(F, in, mask);
+        return true;
+    case PTX_OP_CVTA:
+        lower_cvta(F, in, mask);
+        return true;
+    case PTX_OP_PREFETCH:
+    case PTX_OP_PREFETCHU:
+        return true; /* a hint */
+    default:
+        return false;
+    }
+}

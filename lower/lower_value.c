@@ -1,0 +1,263 @@
+/* lower_value.c - registers and operands.  A register is stored as an
+ * integer vector <32 x iN> of its size (predicates as <32 x i1>); reads
+ * bitcast to the instruction's type, so b32 registers holding floats and
+ * the ISA's relaxed size rules cost nothing.  Writes blend under the mask. */
+#include "lower_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+LLVMTypeRef storage_int(lw *L, ptx_type t)
+{
+    if (t == PTX_TYPE_PRED)
+        return L->i1;
+    return LLVMIntTypeInContext(L->ctx, 8 * ptx_type_size(t));
+}
+
+LLVMTypeRef scalar_type(lw *L, ptx_type t)
+{
+    switch (t) {
+    case PTX_TYPE_F16: return L->f16;
+    case PTX_TYPE_BF16: return L->bf16;
+    case PTX_TYPE_F32: return L->f32;
+    case PTX_TYPE_F64: return L->f64;
+    default: return storage_int(L, t);
+    }
+}
+
+static bool is_float(ptx_type t)
+{
+    return t == PTX_TYPE_F16 || t == PTX_TYPE_BF16 || t == PTX_TYPE_F32 || t == PTX_TYPE_F64;
+}
+
+/* The storage slot of a register operand (element of %r<N>, component). */
+static reg_slot *slot_of(fn *F, const ptx_operand *o)
+{
+    const ptx_var *v = o->var;
+    uint32_t vec = v->vec ? v->vec : 1, n = (v->nreg ? v->nreg : 1) * vec;
+    reg_slot *slots = ptrmap_get(&F->regs, v);
+    if (!slots) {
+        slots = calloc(n, sizeof *slots);
+        ptrmap_put(&F->regs, v, slots);
+    }
+    uint32_t k = o->reg_index * vec + (o->comp ? o->comp - 1 : 0);
+    reg_slot *s = &slots[k];
+    if (!s->alloca) {
+        s->type = vec_of(storage_int(F->L, v->type));
+        s->alloca = entry_alloca(F, s->type, o->name);
+        /* Registers start as zero, not undef: reads of never-written
+         * registers must not turn into poison that LLVM exploits. */
+        LLVMBuilderRef b = LLVMCreateBuilderInContext(F->L->ctx);
+        LLVMPositionBuilderBefore(b, F->alloca_ip);
+        LLVMBuildStore(b, LLVMConstNull(s->type), s->alloca);
+        LLVMDisposeBuilder(b);
+    }
+    return s;
+}
+
+/* Integer vector of `from`'s size -> `to`'s type, widening or narrowing
+ * integers (relaxed ld/st/cvt rules) and bitcasting to floats. */
+LLVMValueRef to_type(fn *F, LLVMValueRef v, ptx_type from, ptx_type to, bool sign_extend)
+{
+    lw *L = F->L;
+    if (to == PTX_TYPE_PRED)
+        return v;
+    LLVMTypeRef want_int = vec_of(storage_int(L, to));
+    uint32_t fs = ptx_type_size(from), ts = ptx_type_size(to);
+    if (ts < fs)
+        v = LLVMBuildTrunc(L->b, v, want_int, "");
+    else if (ts > fs)
+        v = sign_extend ? LLVMBuildSExt(L->b, v, want_int, "") : LLVMBuildZExt(L->b, v, want_int, "");
+    if (is_float(to))
+        v = LLVMBuildBitCast(L->b, v, vec_of(scalar_type(L, to)), "");
+    return v;
+}
+
+/* Float constant from 0f/0d bits, as type t. */
+static LLVMValueRef float_const(lw *L, const ptx_operand *o, ptx_type t)
+{
+    if (!is_float(t)) { /* raw bits into a b32/b64 */
+        return LLVMConstInt(storage_int(L, t), o->imm, false);
+    }
+    double d;
+    if (o->kind == PTX_OPD_F32) {
+        float f;
+        uint32_t u = (uint32_t)o->imm;
+        memcpy(&f, &u, 4);
+        if (t == PTX_TYPE_F32) /* keep NaN payloads exact */
+            return LLVMConstBitCast(LLVMConstInt(L->i32, u, false), L->f32);
+        d = f;
+    } else {
+        if (t == PTX_TYPE_F64)
+            return LLVMConstBitCast(LLVMConstInt(L->i64, o->imm, false), L->f64);
+        memcpy(&d, &o->imm, 8);
+    }
+    return LLVMConstReal(scalar_type(L, t), d);
+}
+
+static LLVMValueRef imm_const(lw *L, const ptx_operand *o, ptx_type t)
+{
+    if (o->kind != PTX_OPD_IMM)
+        return float_const(L, o, t);
+    if (is_float(t)) /* integer literal used as a float */
+        return LLVMConstReal(scalar_type(L, t), (double)(int64_t)o->imm);
+    return LLVMConstInt(storage_int(L, t), t == PTX_TYPE_PRED ? o->imm != 0 : o->imm, false);
+}
+
+LLVMValueRef read_opd(fn *F, const ptx_operand *o, ptx_type t, bool sign_extend)
+{
+    lw *L = F->L;
+    switch (o->kind) {
+    case PTX_OPD_IMM:
+    case PTX_OPD_F32:
+    case PTX_OPD_F64:
+        return splat(L, imm_const(L, o, t));
+    case PTX_OPD_SREG: {
+        ptx_type st = ptx_sreg_type((ptx_sreg)o->sreg);
+        return to_type(F, read_sreg(F, o), st, t, false);
+    }
+    case PTX_OPD_NAME:
+        if (o->var && o->var->space == PTX_SP_REG) {
+            reg_slot *s = slot_of(F, o);
+            LLVMValueRef v = LLVMBuildLoad2(L->b, s->type, s->alloca, "");
+            LLVMValueRef r = to_type(F, v, o->var->type, t, sign_extend);
+            if (o->neg)
+                r = LLVMBuildNot(L->b, r, "");
+            return r;
+        }
+        if (o->var || o->func) { /* address of a variable or function */
+            LLVMValueRef a = var_address(F, o, o->loc);
+            return to_type(F, a, PTX_TYPE_U64, t, false);
+        }
+        break;
+    default:
+        break;
+    }
+    lw_error(L, o->loc, "unsupported operand");
+    return LLVMGetPoison(vec_of(scalar_type(L, t)));
+}
+
+void write_reg(fn *F, const ptx_operand *o, LLVMValueRef v, ptx_type t, bool sign_extend,
+               LLVMValueRef mask)
+{
+    lw *L = F->L;
+    if (o->kind == PTX_OPD_SINK)
+        return;
+    if (o->kind != PTX_OPD_NAME || !o->var || o->var->space != PTX_SP_REG) {
+        lw_error(L, o->loc, "destination must be a register");
+        return;
+    }
+    reg_slot *s = slot_of(F, o);
+    if (t != PTX_TYPE_PRED) {
+        if (is_float(t))
+            v = LLVMBuildBitCast(L->b, v, vec_of(storage_int(L, t)), "");
+        ptx_type rt = o->var->type;
+        uint32_t ts = ptx_type_size(t), rs = ptx_type_size(rt);
+        if (rs > ts)
+            v = sign_extend ? LLVMBuildSExt(L->b, v, s->type, "") : LLVMBuildZExt(L->b, v, s->type, "");
+        else if (rs < ts)
+            v = LLVMBuildTrunc(L->b, v, s->type, "");
+    }
+    LLVMValueRef old = LLVMBuildLoad2(L->b, s->type, s->alloca, "");
+    LLVMBuildStore(L->b, LLVMBuildSelect(L->b, mask, v, old, ""), s->alloca);
+}
+
+/* ---- special registers ---- */
+
+static LLVMValueRef lanemask(fn *F, int kind)
+{
+    lw *L = F->L;
+    LLVMValueRef one = splat(L, const_i32(L, 1));
+    LLVMValueRef eq = LLVMBuildShl(L->b, one, F->lane, "");
+    LLVMValueRef lt = LLVMBuildSub(L->b, eq, one, "");
+    LLVMValueRef le = LLVMBuildOr(L->b, lt, eq, "");
+    switch (kind) {
+    case 0: return eq;
+    case 1: return lt;
+    case 2: return le;
+    case 3: return LLVMBuildNot(L->b, lt, "");
+    default: return LLVMBuildNot(L->b, le, "");
+    }
+}
+
+/* Eagerly computed in the prologue; unused ones are deleted by LLVM. */
+void init_sregs(fn *F)
+{
+    lw *L = F->L;
+    LLVMValueRef launch = load_field(F, F->cta, PTXJIT_CTA_LAUNCH, L->ptr);
+    LLVMValueRef ntid[3], nctaid[3], ctaid[3];
+    for (int i = 0; i < 3; i++) {
+        ntid[i] = load_field(F, launch, PTXJIT_LAUNCH_NTID + 4 * i, L->i32);
+        nctaid[i] = load_field(F, launch, PTXJIT_LAUNCH_NCTAID + 4 * i, L->i32);
+        ctaid[i] = load_field(F, F->cta, PTXJIT_CTA_CTAID + 4 * i, L->i32);
+        F->sregs[PTX_SREG_NTID][i + 1] = splat(L, ntid[i]);
+        F->sregs[PTX_SREG_NCTAID][i + 1] = splat(L, nctaid[i]);
+        F->sregs[PTX_SREG_CTAID][i + 1] = splat(L, ctaid[i]);
+    }
+    LLVMValueRef first = LLVMBuildMul(L->b, F->warp, const_i32(L, W), "");
+    LLVMValueRef linear = LLVMBuildAdd(L->b, splat(L, first), F->lane, "");
+    LLVMValueRef nx = F->sregs[PTX_SREG_NTID][1], ny = F->sregs[PTX_SREG_NTID][2];
+    LLVMValueRef q = LLVMBuildUDiv(L->b, linear, nx, "");
+    F->sregs[PTX_SREG_TID][1] = LLVMBuildURem(L->b, linear, nx, "tid.x");
+    F->sregs[PTX_SREG_TID][2] = LLVMBuildURem(L->b, q, ny, "tid.y");
+    F->sregs[PTX_SREG_TID][3] = LLVMBuildUDiv(L->b, q, ny, "tid.z");
+    F->sregs[PTX_SREG_LANEID][0] = F->lane;
+    F->sregs[PTX_SREG_WARPID][0] = splat(L, F->warp);
+    F->sregs[PTX_SREG_NWARPID][0] = splat(L, load_field(F, F->cta, PTXJIT_CTA_NWARPS, L->i32));
+    F->sregs[PTX_SREG_LANEMASK_EQ][0] = lanemask(F, 0);
+    F->sregs[PTX_SREG_LANEMASK_LT][0] = lanemask(F, 1);
+    F->sregs[PTX_SREG_LANEMASK_LE][0] = lanemask(F, 2);
+    F->sregs[PTX_SREG_LANEMASK_GE][0] = lanemask(F, 3);
+    F->sregs[PTX_SREG_LANEMASK_GT][0] = lanemask(F, 4);
+    F->sregs[PTX_SREG_DYNAMIC_SMEM_SIZE][0] =
+        splat(L, load_field(F, launch, PTXJIT_LAUNCH_DYNAMIC_SMEM, L->i32));
+}
+
+static LLVMValueRef rt_time(fn *F, const char *name)
+{
+    lw *L = F->L;
+    LLVMValueRef f = declare_rt(L, name, L->i64, NULL, 0);
+    return LLVMBuildCall2(L->b, LLVMGlobalGetValueType(f), f, NULL, 0, "");
+}
+
+LLVMValueRef read_sreg(fn *F, const ptx_operand *o)
+{
+    lw *L = F->L;
+    ptx_sreg r = (ptx_sreg)o->sreg;
+    LLVMValueRef v = F->sregs[r][o->comp];
+    if (v)
+        return v;
+    switch (r) {
+    case PTX_SREG_CLOCK64: return splat(L, rt_time(F, "ptxjit_rt_clock64"));
+    case PTX_SREG_CLOCK:
+    case PTX_SREG_CLOCK_HI: {
+        LLVMValueRef c = rt_time(F, "ptxjit_rt_clock64");
+        if (r == PTX_SREG_CLOCK_HI)
+            c = LLVMBuildLShr(L->b, c, const_i64(L, 32), "");
+        return splat(L, LLVMBuildTrunc(L->b, c, L->i32, ""));
+    }
+    case PTX_SREG_GLOBALTIMER: return splat(L, rt_time(F, "ptxjit_rt_globaltimer"));
+    case PTX_SREG_GLOBALTIMER_LO:
+    case PTX_SREG_GLOBALTIMER_HI: {
+        LLVMValueRef c = rt_time(F, "ptxjit_rt_globaltimer");
+        if (r == PTX_SREG_GLOBALTIMER_HI)
+            c = LLVMBuildLShr(L->b, c, const_i64(L, 32), "");
+        return splat(L, LLVMBuildTrunc(L->b, c, L->i32, ""));
+    }
+    case PTX_SREG_NSMID:
+    case PTX_SREG_CLUSTER_NCTARANK:
+        return splat(L, const_i32(L, 1));
+    case PTX_SREG_CLUSTER_NCTAID:
+    case PTX_SREG_NCLUSTERID:
+        return splat(L, const_i32(L, 1));
+    case PTX_SREG_SMID:
+    case PTX_SREG_GRIDID:
+    case PTX_SREG_CLUSTER_CTARANK:
+    case PTX_SREG_CLUSTER_CTAID:
+    case PTX_SREG_CLUSTERID:
+        return LLVMConstNull(vec_of(storage_int(L, ptx_sreg_type(r))));
+    default:
+        lw_error(L, o->loc, "special register %s is not supported", ptx_sreg_name(r));
+        return LLVMConstNull(vec_of(storage_int(L, ptx_sreg_type(r))));
+    }
+}
