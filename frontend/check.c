@@ -153,8 +153,6 @@ static void check_value(checker *c, const ptx_operand *o, ptx_type want, role r,
         else if (o->kind == PTX_OPD_F32 && cls == 'F' && want != PTX_TYPE_F32 &&
                  ptx_type_size(want) != 4)
             ERR(c, o->loc, "0f constant (32 bits) used with .%s", ptx_type_name(want));
-        else if (cls == 'P' && o->imm > 1)
-            ERR(c, o->loc, "predicate constant must be 0 or 1");
         return;
     case PTX_OPD_SREG:
         if (r == DST) {

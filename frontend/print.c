@@ -58,10 +58,12 @@ static void put_init(out *o, const ptx_init *in)
         else if (in->kind == PTX_INIT_MASK)
             put(o, "0x%" PRIX64 "(", in->mask);
         put(o, "%s", in->sym);
-        if (in->ival)
+        if (in->ival && in->kind == PTX_INIT_MASK)
             put(o, "+%" PRId64, (int64_t)in->ival);
         if (in->kind != PTX_INIT_SYM)
             put(o, ")");
+        if (in->ival && in->kind != PTX_INIT_MASK) /* ptxas wants generic(a)+8 */
+            put(o, "+%" PRId64, (int64_t)in->ival);
         break;
     case PTX_INIT_LIST:
         put(o, "{");

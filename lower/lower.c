@@ -5,6 +5,7 @@
 #include "lower_internal.h"
 
 #include <llvm-c/Analysis.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -287,12 +288,27 @@ static LLVMTypeRef func_type(lw *L, const ptx_func *f)
     return t;
 }
 
-static char *entry_symbol(const char *name)
+/* Entry symbols carry the module's serial number: many modules share one
+ * JIT, and two may define kernels of the same name. */
+static char *entry_symbol(const lw *L, const char *name)
 {
-    size_t n = strlen(name) + 16;
+    size_t n = strlen(name) + 32;
     char *s = malloc(n);
-    snprintf(s, n, "ptxjit.entry.%s", name);
+    snprintf(s, n, "ptxjit.%u.entry.%s", L->serial, name);
     return s;
+}
+
+static bool module_has_barriers(const ptx_module *m)
+{
+    for (uint32_t i = 0; i < m->nitems; i++) {
+        const ptx_func *f = m->items[i].func;
+        if (m->items[i].kind != PTX_ITEM_FUNC)
+            continue;
+        for (uint32_t k = 0; k < f->nbody; k++)
+            if (f->body[k].kind == PTX_STMT_INSTR && (ptx_op_effects(f->body[k].instr->op) & E_SYNC))
+                return true;
+    }
+    return false;
 }
 
 static void declare_function(lw *L, const ptx_func *f)
@@ -302,7 +318,7 @@ static void declare_function(lw *L, const ptx_func *f)
     LLVMValueRef fnv;
     if (f->is_entry) {
         LLVMTypeRef p[2] = {L->ptr, L->i32};
-        char *sym = entry_symbol(f->name);
+        char *sym = entry_symbol(L, f->name);
         fnv = LLVMAddFunction(L->mod, sym, LLVMFunctionType(L->voidt, p, 2, false));
         free(sym);
     } else {
@@ -524,6 +540,9 @@ uint32_t lower_module(const ptx_module *m, LLVMContextRef ctx, LLVMTargetMachine
     LLVMDisposeTargetData(dl);
     L.b = LLVMCreateBuilderInContext(ctx);
     L.dyn_smem_align = 16;
+    static _Atomic uint32_t serial;
+    L.serial = serial++;
+    bool barriers = module_has_barriers(m);
     uint32_t nkernels = 0;
     for (uint32_t i = 0; i < m->nitems; i++) {
         const ptx_item *it = &m->items[i];
@@ -546,7 +565,7 @@ uint32_t lower_module(const ptx_module *m, LLVMContextRef ctx, LLVMTargetMachine
         if (f->is_entry) {
             lower_kernel *k = &out->kernels[out->nkernels++];
             k->func = f;
-            k->symbol = entry_symbol(f->name);
+            k->symbol = entry_symbol(&L, f->name);
         }
     }
     LLVMValueRef dyn = LLVMGetNamedGlobal(L.mod, "ptxjit.dynsmem");
@@ -556,7 +575,7 @@ uint32_t lower_module(const ptx_module *m, LLVMContextRef ctx, LLVMTargetMachine
     for (uint32_t i = 0; i < out->nkernels; i++) {
         out->kernels[i].static_smem = L.static_smem;
         out->kernels[i].dyn_smem_align = L.dyn_smem_align;
-        out->kernels[i].uses_barriers = true; /* refined once uses are tracked */
+        out->kernels[i].uses_barriers = barriers;
     }
     char *msg = NULL;
     if (!L.errors && LLVMVerifyModule(L.mod, LLVMReturnStatusAction, &msg)) {

@@ -12,10 +12,15 @@ if [ ! -x "$ptxas" ]; then
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fails=0 n=0
+fails=0 n=0 skipped=0
 while IFS= read -r f; do
     sm=$(sed -n 's/^\.target[[:space:]]*\(sm_[0-9]*[af]\{0,1\}\).*/\1/p' "$f" | head -1)
     [ -n "$sm" ] || continue
+    # DWARF sections are dropped by design; files that ptxas rejects as
+    # given (unresolved externs) cannot be compared.
+    if grep -q '^[[:space:]]*\.section[[:space:]]*\.debug' "$f" || ! "$ptxas" -arch="$sm" "$f" -o /dev/null 2>/dev/null; then
+        skipped=$((skipped + 1)); continue
+    fi
     n=$((n + 1))
     if ! "$ptxjit" print "$f" >"$tmp/p.ptx"; then
         echo "FAIL $f: ptxjit print failed"; fails=$((fails + 1)); continue
@@ -24,5 +29,5 @@ while IFS= read -r f; do
         echo "FAIL $f: ptxas rejects the printed PTX:"; head -5 "$tmp/err"; fails=$((fails + 1))
     fi
 done < <(find "$tests/ptx/corpus" -name '*.ptx' | sort)
-echo "ptxas accepted $((n - fails)) of $n printed corpus files"
+echo "ptxas accepted $((n - fails)) of $n printed corpus files ($skipped skipped: debug sections, or rejected by ptxas as given)"
 exit $((fails > 0))
