@@ -197,11 +197,14 @@ static void flatten(lw *L, const ptx_var *v, const ptx_init *in, flat_init *fi)
  * element size, for an initializer. */
 static LLVMValueRef reloc_value(lw *L, const ptx_var *v, const ptx_init *in)
 {
-    const ptx_var *target = NULL;
-    for (uint32_t i = 0; i < L->m->nitems; i++)
-        if (L->m->items[i].kind == PTX_ITEM_VAR && !strcmp(L->m->items[i].var->name, in->sym))
-            target = L->m->items[i].var;
-    LLVMValueRef g = target ? ptrmap_get(&L->globals, target) : NULL;
+    LLVMValueRef g = NULL;
+    for (uint32_t i = 0; i < L->m->nitems && !g; i++) {
+        const ptx_item *it = &L->m->items[i];
+        if (it->kind == PTX_ITEM_VAR && !strcmp(it->var->name, in->sym))
+            g = ptrmap_get(&L->globals, it->var);
+        else if (it->kind == PTX_ITEM_FUNC && !strcmp(it->func->name, in->sym))
+            g = ptrmap_get(&L->funcs, it->func);
+    }
     if (!g) {
         lw_error(L, in->loc, "initializer refers to '%s', which has no global address", in->sym);
         return LLVMConstNull(storage_int(L, v->type));
@@ -322,10 +325,14 @@ static void declare_function(lw *L, const ptx_func *f)
         fnv = LLVMAddFunction(L->mod, sym, LLVMFunctionType(L->voidt, p, 2, false));
         free(sym);
     } else {
+        /* A prototype and the later definition are one LLVM function. */
         char name[512];
         snprintf(name, sizeof name, "ptxjit.func.%s", f->name);
-        fnv = LLVMAddFunction(L->mod, name, func_type(L, f));
-        LLVMSetLinkage(fnv, LLVMInternalLinkage);
+        fnv = LLVMGetNamedFunction(L->mod, name);
+        if (!fnv) {
+            fnv = LLVMAddFunction(L->mod, name, func_type(L, f));
+            LLVMSetLinkage(fnv, LLVMInternalLinkage);
+        }
     }
     ptrmap_put(&L->funcs, f, fnv);
 }

@@ -185,7 +185,7 @@ static void store_lane_param(fn *F, LLVMValueRef storage, uint32_t size, LLVMVal
 
 typedef struct extern_call {
     const ptx_func *callee;
-    LLVMValueRef ret, args[4];
+    LLVMValueRef ret, args[5];
     uint32_t nargs;
 } extern_call;
 
@@ -201,9 +201,12 @@ static void extern_lane(fn *F, LLVMValueRef lane, void *ctx)
     lw *L = F->L;
     extern_call *c = ctx;
     const char *name = c->callee->name;
-    LLVMValueRef a[4];
-    for (uint32_t i = 0; i < c->nargs; i++)
-        a[i] = lane_param(F, c->args[i], 8, lane, L->i64);
+    LLVMValueRef a[5];
+    for (uint32_t i = 0; i < c->nargs; i++) { /* each parameter at its own size */
+        ptx_type t = c->callee->params[i]->type;
+        a[i] = lane_param(F, c->args[i], ptx_type_size(t), lane, storage_int(L, t));
+        a[i] = LLVMBuildZExt(L->b, a[i], L->i64, "");
+    }
     if (!strcmp(name, "vprintf")) {
         LLVMTypeRef p[4] = {L->ptr, L->i32, L->ptr, L->ptr};
         LLVMValueRef f = declare_rt(L, "ptxjit_rt_vprintf", L->i32, p, 4);
@@ -224,7 +227,7 @@ static void extern_lane(fn *F, LLVMValueRef lane, void *ctx)
     } else { /* __assertfail(msg, file, line, func, charsize) */
         LLVMTypeRef p[5] = {L->ptr, L->ptr, L->ptr, L->i32, L->ptr};
         LLVMValueRef f = declare_rt(L, "ptxjit_rt_assertfail", L->voidt, p, 5);
-        LLVMValueRef line = lane_param(F, c->args[2], 4, lane, L->i32);
+        LLVMValueRef line = LLVMBuildTrunc(L->b, a[2], L->i32, "");
         LLVMValueRef args[5] = {F->cta, LLVMBuildIntToPtr(L->b, a[0], L->ptr, ""),
                                 LLVMBuildIntToPtr(L->b, a[1], L->ptr, ""), line,
                                 LLVMBuildIntToPtr(L->b, a[3], L->ptr, "")};
@@ -248,7 +251,7 @@ static bool lower_extern_call(fn *F, const ptx_instr *in, const ptx_func *callee
     LLVMValueRef tmp;
     if (rets && rets->nelems)
         c.ret = call_operand(F, &rets->elems[0], callee->rets[0], true, &tmp);
-    for (uint32_t i = 0; args && i < args->nelems && i < 4; i++)
+    for (uint32_t i = 0; args && i < args->nelems && i < 5; i++)
         c.args[c.nargs++] = call_operand(F, &args->elems[i], callee->params[i], false, &tmp);
     if (c.nargs < callee->nparams) {
         lw_error(F->L, in->loc, "'%s' called with too few arguments", callee->name);
