@@ -70,12 +70,44 @@ LLVMValueRef mask_and(fn *F, LLVMValueRef a, LLVMValueRef b)
     return LLVMBuildAnd(F->L->b, a, b, "");
 }
 
+LLVMValueRef mask_bits(fn *F, LLVMValueRef mask)
+{
+    return LLVMBuildBitCast(F->L->b, mask, F->L->i32, "");
+}
+
 LLVMValueRef load_field(fn *F, LLVMValueRef base, uint32_t offset, LLVMTypeRef t)
 {
     lw *L = F->L;
     LLVMValueRef idx = const_i64(L, offset);
     LLVMValueRef p = LLVMBuildGEP2(L->b, L->i8, base, &idx, 1, "");
     return LLVMBuildLoad2(L->b, t, p, "");
+}
+
+/* Runs body(lane) for each lane in mask, in lane order (a scalar loop). */
+void for_each_lane(fn *F, LLVMValueRef mask, lane_fn body, void *ctx)
+{
+    lw *L = F->L;
+    LLVMValueRef bits = mask_bits(F, mask);
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(L->b);
+    LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "lane.loop");
+    LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "lane.run");
+    LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "lane.next");
+    LLVMBasicBlockRef out = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "lane.done");
+    LLVMBuildBr(L->b, loop);
+    LLVMPositionBuilderAtEnd(L->b, loop);
+    LLVMValueRef i = LLVMBuildPhi(L->b, L->i32, "lane");
+    LLVMValueRef bit = LLVMBuildAnd(L->b, LLVMBuildLShr(L->b, bits, i, ""), const_i32(L, 1), "");
+    LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntNE, bit, const_i32(L, 0), ""), run, next);
+    LLVMPositionBuilderAtEnd(L->b, run);
+    body(F, i, ctx);
+    LLVMBuildBr(L->b, next);
+    LLVMPositionBuilderAtEnd(L->b, next);
+    LLVMValueRef i1 = LLVMBuildAdd(L->b, i, const_i32(L, 1), "");
+    LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntULT, i1, const_i32(L, W), ""), loop, out);
+    LLVMValueRef vals[2] = {const_i32(L, 0), i1};
+    LLVMBasicBlockRef from[2] = {pre, next};
+    LLVMAddIncoming(i, vals, from, 2);
+    LLVMPositionBuilderAtEnd(L->b, out);
 }
 
 /* ---- pointer map ---- */
@@ -386,7 +418,8 @@ static LLVMValueRef guard_mask(fn *F, const ptx_instr *in)
 static void lower_instr(fn *F, const ptx_instr *in)
 {
     LLVMValueRef mask = guard_mask(F, in);
-    if (lower_arith(F, in, mask) || lower_mem(F, in, mask) || lower_call(F, in, mask) ||
+    if (lower_arith(F, in, mask) || lower_bits(F, in, mask) || lower_mem(F, in, mask) ||
+        lower_atomic(F, in, mask) || lower_warp(F, in, mask) || lower_call(F, in, mask) ||
         lower_sync(F, in, mask))
         return;
     lw_error(F->L, in->loc, "instruction '%s' is not supported yet", ptx_op_name(in->op));

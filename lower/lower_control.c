@@ -28,11 +28,6 @@ static uint32_t label_block(fn *F, const ptx_operand *o)
     return F->block_of_stmt[o->label];
 }
 
-static LLVMValueRef mask_bits(fn *F, LLVMValueRef mask)
-{
-    return LLVMBuildBitCast(F->L->b, mask, F->L->i32, "");
-}
-
 void lower_terminator(fn *F, const ptx_instr *in, uint32_t block, LLVMValueRef gmask)
 {
     lw *L = F->L;
@@ -131,35 +126,6 @@ static LLVMValueRef call_operand(fn *F, const ptx_operand *o, const ptx_var *v, 
         LLVMBuildStore(L->b, read_opd(F, o, v->type, false), tmp);
     *temp = tmp;
     return tmp;
-}
-
-/* Runs body(lane) for each lane in mask, in lane order (a scalar loop). */
-typedef void (*lane_fn)(fn *F, LLVMValueRef lane, void *ctx);
-
-static void for_each_lane(fn *F, LLVMValueRef mask, lane_fn body, void *ctx)
-{
-    lw *L = F->L;
-    LLVMValueRef bits = mask_bits(F, mask);
-    LLVMBasicBlockRef pre = LLVMGetInsertBlock(L->b);
-    LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "lane.loop");
-    LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "lane.run");
-    LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "lane.next");
-    LLVMBasicBlockRef out = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "lane.done");
-    LLVMBuildBr(L->b, loop);
-    LLVMPositionBuilderAtEnd(L->b, loop);
-    LLVMValueRef i = LLVMBuildPhi(L->b, L->i32, "lane");
-    LLVMValueRef bit = LLVMBuildAnd(L->b, LLVMBuildLShr(L->b, bits, i, ""), const_i32(L, 1), "");
-    LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntNE, bit, const_i32(L, 0), ""), run, next);
-    LLVMPositionBuilderAtEnd(L->b, run);
-    body(F, i, ctx);
-    LLVMBuildBr(L->b, next);
-    LLVMPositionBuilderAtEnd(L->b, next);
-    LLVMValueRef i1 = LLVMBuildAdd(L->b, i, const_i32(L, 1), "");
-    LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntULT, i1, const_i32(L, W), ""), loop, out);
-    LLVMValueRef vals[2] = {const_i32(L, 0), i1};
-    LLVMBasicBlockRef from[2] = {pre, next};
-    LLVMAddIncoming(i, vals, from, 2);
-    LLVMPositionBuilderAtEnd(L->b, out);
 }
 
 /* The 8-byte value a lane stored into per-lane .param storage. */

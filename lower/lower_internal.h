@@ -82,6 +82,10 @@ LLVMValueRef declare_rt(lw *L, const char *name, LLVMTypeRef ret, LLVMTypeRef *p
                         unsigned nparams);
 LLVMValueRef mask_and(fn *F, LLVMValueRef a, LLVMValueRef b);
 LLVMValueRef load_field(fn *F, LLVMValueRef base, uint32_t offset, LLVMTypeRef t);
+LLVMValueRef mask_bits(fn *F, LLVMValueRef mask); /* <32 x i1> -> i32 */
+/* Runs body(lane) for each lane in mask, in lane order, as a scalar loop. */
+typedef void (*lane_fn)(fn *F, LLVMValueRef lane, void *ctx);
+void for_each_lane(fn *F, LLVMValueRef mask, lane_fn body, void *ctx);
 
 /* lower_value.c: registers, operands, special registers */
 LLVMTypeRef scalar_type(lw *L, ptx_type t);     /* the arithmetic type: iN, float, double, half */
@@ -104,6 +108,11 @@ LLVMValueRef param_storage(fn *F, const ptx_var *v);
 
 /* lower_arith.c */
 bool lower_arith(fn *F, const ptx_instr *in, LLVMValueRef mask);
+
+/* lower_warp.c, lower_atomic.c, lower_bits.c */
+bool lower_warp(fn *F, const ptx_instr *in, LLVMValueRef mask);
+bool lower_atomic(fn *F, const ptx_instr *in, LLVMValueRef mask);
+bool lower_bits(fn *F, const ptx_instr *in, LLVMValueRef mask);
 
 /* lower_control.c */
 void lower_terminator(fn *F, const ptx_instr *in, uint32_t block, LLVMValueRef mask);
