@@ -125,6 +125,21 @@ void jit_destroy(jit_engine *j)
 LLVMTargetMachineRef jit_target_machine(jit_engine *j) { return j->tm; }
 const char *jit_triple(jit_engine *j) { return j->triple; }
 
+/* PTXJIT_DUMP_IR=FILE and PTXJIT_DUMP_ASM=FILE write the optimized IR and
+ * the assembly of every module compiled (debugging aid). */
+static void dump_module(jit_engine *j, LLVMModuleRef m)
+{
+    const char *ir = getenv("PTXJIT_DUMP_IR"), *as = getenv("PTXJIT_DUMP_ASM");
+    char *msg = NULL;
+    if (ir && *ir && LLVMPrintModuleToFile(m, ir, &msg))
+        fprintf(stderr, "ptxjit: PTXJIT_DUMP_IR: %s\n", msg);
+    LLVMDisposeMessage(msg);
+    msg = NULL;
+    if (as && *as && LLVMTargetMachineEmitToFile(j->tm, m, as, LLVMAssemblyFile, &msg))
+        fprintf(stderr, "ptxjit: PTXJIT_DUMP_ASM: %s\n", msg);
+    LLVMDisposeMessage(msg);
+}
+
 int jit_add_module(jit_engine *j, LLVMModuleRef m, jit_times *times, char *err, size_t errlen)
 {
     jit_times t = {0};
@@ -137,6 +152,7 @@ int jit_add_module(jit_engine *j, LLVMModuleRef m, jit_times *times, char *err, 
         return fail_llvm_error(e, "optimizing", err, errlen);
     }
     double t1 = now();
+    dump_module(j, m);
     LLVMMemoryBufferRef obj = NULL;
     char *msg = NULL;
     if (LLVMTargetMachineEmitToMemoryBuffer(j->tm, m, LLVMObjectFile, &msg, &obj)) {

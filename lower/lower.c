@@ -460,6 +460,7 @@ static void lower_body(fn *F)
     lw *L = F->L;
     const ptx_func *f = F->f;
     partition(F);
+    analyze_liveness(F);
     uint32_t cur = UINT32_MAX;
     const ptx_stmt *last = NULL;
     for (uint32_t i = 0; i <= f->nbody; i++) {
@@ -508,11 +509,11 @@ static void lower_prologue(fn *F)
     F->pc = entry_alloca(F, vec_of(L->i32), "pc");
     F->sched = entry_alloca(F, L->i32, "sched");
     LLVMBuildStore(L->b, const_i32(L, 0), F->sched);
-    LLVMValueRef launch = load_field(F, F->cta, PTXJIT_CTA_LAUNCH, L->ptr);
+    LLVMValueRef launch = load_field(F, F->cta, PTXJIT_CTA_GRID, L->ptr);
     F->shared_base = load_field(F, F->cta, PTXJIT_CTA_SHARED, L->ptr);
     if (F->is_entry) {
-        F->params_base = load_field(F, launch, PTXJIT_LAUNCH_PARAMS, L->ptr);
-        LLVMValueRef nthreads = load_field(F, launch, PTXJIT_LAUNCH_NTHREADS, L->i32);
+        F->params_base = load_field(F, launch, PTXJIT_GRID_PARAMS, L->ptr);
+        LLVMValueRef nthreads = load_field(F, launch, PTXJIT_GRID_NTHREADS, L->i32);
         LLVMValueRef first = LLVMBuildMul(L->b, F->warp, const_i32(L, W), "");
         LLVMValueRef tid = LLVMBuildAdd(L->b, splat(L, first), F->lane, "linear");
         F->entry_mask = LLVMBuildICmp(L->b, LLVMIntULT, tid, splat(L, nthreads), "live");
@@ -541,7 +542,10 @@ static void lower_function(lw *L, const ptx_func *f)
     LLVMPositionBuilderAtEnd(L->b, entry);
     LLVMBuildBr(L->b, F.dispatch);
     emit_dispatcher(&F);
+    for (uint32_t i = 0; i < F.regs.cap; i++)
+        free(F.regs.keys[i] ? F.regs.vals[i] : NULL);
     ptrmap_free(&F.regs);
+    liveness_free(&F);
     ptrmap_free(&F.params);
     ptrmap_free(&F.locals);
     free(F.blocks);

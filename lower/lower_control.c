@@ -103,6 +103,7 @@ void bind_func_params(fn *F)
             reg_slot *s = calloc(1, sizeof *s);
             s->alloca = arg;
             s->type = vec_of(storage_int(F->L, v->type));
+            s->blend = true;
             ptrmap_put(&F->regs, v, s);
         }
     }
@@ -302,6 +303,44 @@ static void lower_barrier(fn *F, const ptx_instr *in, LLVMValueRef mask)
     LLVMBuildCall2(L->b, LLVMGlobalGetValueType(f), f, args, 5, "");
 }
 
+/* bar.red.{popc.u32, and.pred, or.pred} d, id{, threads}, {!}p */
+static void lower_barrier_red(fn *F, const ptx_instr *in, LLVMValueRef mask)
+{
+    lw *L = F->L;
+    uint32_t n = in->nopds;
+    LLVMValueRef id = uniform_u32(F, &in->opds[1]);
+    LLVMValueRef threads = n == 4 ? uniform_u32(F, &in->opds[2]) : const_i32(L, 0);
+    LLVMValueRef p = read_opd(F, &in->opds[n - 1], PTX_TYPE_PRED, false);
+    LLVMTypeRef i32t = L->i32;
+    LLVMValueRef bits = mask_bits(F, mask);
+    LLVMValueRef lanes = call_intrinsic(L, "llvm.ctpop", &i32t, 1, &bits, 1);
+    LLVMValueRef on = mask_bits(F, LLVMBuildAnd(L->b, p, mask, ""));
+    uint32_t op;
+    LLVMValueRef value;
+    switch (in->mod[PTX_CAT_RED]) {
+    case PTX_RED_POPC:
+        op = PTXJIT_BAR_RED_POPC;
+        value = call_intrinsic(L, "llvm.ctpop", &i32t, 1, &on, 1);
+        break;
+    case PTX_RED_AND:
+        op = PTXJIT_BAR_RED_AND;
+        value = LLVMBuildZExt(L->b, LLVMBuildICmp(L->b, LLVMIntEQ, on, bits, ""), L->i32, "");
+        break;
+    default:
+        op = PTXJIT_BAR_RED_OR;
+        value = LLVMBuildZExt(L->b, LLVMBuildICmp(L->b, LLVMIntNE, on, const_i32(L, 0), ""), L->i32, "");
+        break;
+    }
+    LLVMTypeRef pt[7] = {L->ptr, L->i32, L->i32, L->i32, L->i32, L->i32, L->i32};
+    LLVMValueRef f = declare_rt(L, "ptxjit_rt_barrier_red", L->i32, pt, 7);
+    LLVMValueRef args[7] = {F->cta, F->warp, id, threads, lanes, const_i32(L, op), value};
+    LLVMValueRef r = LLVMBuildCall2(L->b, LLVMGlobalGetValueType(f), f, args, 7, "");
+    if (op == PTXJIT_BAR_RED_POPC)
+        write_reg(F, &in->opds[0], splat(L, r), PTX_TYPE_U32, false, mask);
+    else
+        write_reg(F, &in->opds[0], splat(L, LLVMBuildTrunc(L->b, r, L->i1, "")), PTX_TYPE_PRED, false, mask);
+}
+
 /* trap: the runtime unwinds the launch, so only lanes that run it matter. */
 static void lower_trap(fn *F, const ptx_instr *in, LLVMValueRef mask)
 {
@@ -327,6 +366,10 @@ bool lower_sync(fn *F, const ptx_instr *in, LLVMValueRef mask)
     case PTX_OP_BAR_SYNC:
     case PTX_OP_BARRIER_SYNC:
         lower_barrier(F, in, mask);
+        return true;
+    case PTX_OP_BAR_RED:
+    case PTX_OP_BARRIER_RED:
+        lower_barrier_red(F, in, mask);
         return true;
     case PTX_OP_BAR_WARP_SYNC:
         return true; /* lanes of a warp run in lock step */

@@ -42,6 +42,7 @@ typedef struct lw {
 typedef struct reg_slot {
     LLVMValueRef alloca;
     LLVMTypeRef type;    /* <32 x iN> or <32 x i1> */
+    bool blend;          /* live into some block: writes keep inactive lanes */
 } reg_slot;
 
 /* Per-function state. */
@@ -62,6 +63,7 @@ typedef struct fn {
     ptrmap regs;                 /* ptx_var* -> reg_slot[] (one per element) */
     ptrmap params;               /* ptx_var* (.param of a .func or call site) -> per-lane storage */
     ptrmap locals;               /* ptx_var* (.local) -> per-lane storage */
+    ptrmap live;                 /* ptx_var* -> liveness facts (lower_live.c) */
     LLVMValueRef lane;           /* <32 x i32> 0..31 */
     LLVMValueRef sregs[PTX_SREG_COUNT][4];
     LLVMValueRef params_base;    /* kernel parameter buffer (entries) */
@@ -113,6 +115,11 @@ bool lower_arith(fn *F, const ptx_instr *in, LLVMValueRef mask);
 bool lower_warp(fn *F, const ptx_instr *in, LLVMValueRef mask);
 bool lower_atomic(fn *F, const ptx_instr *in, LLVMValueRef mask);
 bool lower_bits(fn *F, const ptx_instr *in, LLVMValueRef mask);
+
+/* lower_live.c */
+void analyze_liveness(fn *F);
+bool reg_needs_blend(fn *F, const ptx_var *v, uint32_t elem);
+void liveness_free(fn *F);
 
 /* lower_control.c */
 void lower_terminator(fn *F, const ptx_instr *in, uint32_t block, LLVMValueRef mask);

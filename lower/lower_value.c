@@ -45,6 +45,7 @@ static reg_slot *slot_of(fn *F, const ptx_operand *o)
     if (!s->alloca) {
         s->type = vec_of(storage_int(F->L, v->type));
         s->alloca = entry_alloca(F, s->type, o->name);
+        s->blend = reg_needs_blend(F, v, k);
         /* Registers start as zero, not undef: reads of never-written
          * registers must not turn into poison that LLVM exploits. */
         LLVMBuilderRef b = LLVMCreateBuilderInContext(F->L->ctx);
@@ -158,8 +159,11 @@ void write_reg(fn *F, const ptx_operand *o, LLVMValueRef v, ptx_type t, bool sig
         else if (rs < ts)
             v = LLVMBuildTrunc(L->b, v, s->type, "");
     }
-    LLVMValueRef old = LLVMBuildLoad2(L->b, s->type, s->alloca, "");
-    LLVMBuildStore(L->b, LLVMBuildSelect(L->b, mask, v, old, ""), s->alloca);
+    if (s->blend) {
+        LLVMValueRef old = LLVMBuildLoad2(L->b, s->type, s->alloca, "");
+        v = LLVMBuildSelect(L->b, mask, v, old, "");
+    }
+    LLVMBuildStore(L->b, v, s->alloca);
 }
 
 /* ---- special registers ---- */
@@ -180,15 +184,30 @@ static LLVMValueRef lanemask(fn *F, int kind)
     }
 }
 
+/* q = x / d, r = x % d for x < 2^11 and a uniform d <= 1024 (thread
+ * indices in a block): multiply by the rounded-up reciprocal, which is exact
+ * in that range, instead of a vector division (32 scalar divides on x86). */
+static void div_small(fn *F, LLVMValueRef x, LLVMValueRef d, LLVMValueRef *q, LLVMValueRef *r)
+{
+    lw *L = F->L;
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef d64 = LLVMBuildZExt(b, d, L->i64, "");
+    LLVMValueRef m = LLVMBuildUDiv(b, LLVMBuildAdd(b, const_i64(L, 1ull << 32), LLVMBuildSub(b, d64, const_i64(L, 1), ""), ""),
+                                   d64, ""); /* ceil(2^32 / d) */
+    LLVMValueRef prod = LLVMBuildMul(b, LLVMBuildZExt(b, x, vec_of(L->i64), ""), splat(L, m), "");
+    *q = LLVMBuildTrunc(b, LLVMBuildLShr(b, prod, splat(L, const_i64(L, 32)), ""), vec_of(L->i32), "");
+    *r = LLVMBuildSub(b, x, LLVMBuildMul(b, *q, splat(L, d), ""), "");
+}
+
 /* Eagerly computed in the prologue; unused ones are deleted by LLVM. */
 void init_sregs(fn *F)
 {
     lw *L = F->L;
-    LLVMValueRef launch = load_field(F, F->cta, PTXJIT_CTA_LAUNCH, L->ptr);
+    LLVMValueRef launch = load_field(F, F->cta, PTXJIT_CTA_GRID, L->ptr);
     LLVMValueRef ntid[3], nctaid[3], ctaid[3];
     for (int i = 0; i < 3; i++) {
-        ntid[i] = load_field(F, launch, PTXJIT_LAUNCH_NTID + 4 * i, L->i32);
-        nctaid[i] = load_field(F, launch, PTXJIT_LAUNCH_NCTAID + 4 * i, L->i32);
+        ntid[i] = load_field(F, launch, PTXJIT_GRID_NTID + 4 * i, L->i32);
+        nctaid[i] = load_field(F, launch, PTXJIT_GRID_NCTAID + 4 * i, L->i32);
         ctaid[i] = load_field(F, F->cta, PTXJIT_CTA_CTAID + 4 * i, L->i32);
         F->sregs[PTX_SREG_NTID][i + 1] = splat(L, ntid[i]);
         F->sregs[PTX_SREG_NCTAID][i + 1] = splat(L, nctaid[i]);
@@ -196,11 +215,10 @@ void init_sregs(fn *F)
     }
     LLVMValueRef first = LLVMBuildMul(L->b, F->warp, const_i32(L, W), "");
     LLVMValueRef linear = LLVMBuildAdd(L->b, splat(L, first), F->lane, "");
-    LLVMValueRef nx = F->sregs[PTX_SREG_NTID][1], ny = F->sregs[PTX_SREG_NTID][2];
-    LLVMValueRef q = LLVMBuildUDiv(L->b, linear, nx, "");
-    F->sregs[PTX_SREG_TID][1] = LLVMBuildURem(L->b, linear, nx, "tid.x");
-    F->sregs[PTX_SREG_TID][2] = LLVMBuildURem(L->b, q, ny, "tid.y");
-    F->sregs[PTX_SREG_TID][3] = LLVMBuildUDiv(L->b, q, ny, "tid.z");
+    LLVMValueRef q, r;
+    div_small(F, linear, ntid[0], &q, &r);
+    F->sregs[PTX_SREG_TID][1] = r;
+    div_small(F, q, ntid[1], &F->sregs[PTX_SREG_TID][3], &F->sregs[PTX_SREG_TID][2]);
     F->sregs[PTX_SREG_LANEID][0] = F->lane;
     F->sregs[PTX_SREG_WARPID][0] = splat(L, F->warp);
     F->sregs[PTX_SREG_NWARPID][0] = splat(L, load_field(F, F->cta, PTXJIT_CTA_NWARPS, L->i32));
@@ -210,7 +228,7 @@ void init_sregs(fn *F)
     F->sregs[PTX_SREG_LANEMASK_GE][0] = lanemask(F, 3);
     F->sregs[PTX_SREG_LANEMASK_GT][0] = lanemask(F, 4);
     F->sregs[PTX_SREG_DYNAMIC_SMEM_SIZE][0] =
-        splat(L, load_field(F, launch, PTXJIT_LAUNCH_DYNAMIC_SMEM, L->i32));
+        splat(L, load_field(F, launch, PTXJIT_GRID_DYNAMIC_SMEM, L->i32));
 }
 
 static LLVMValueRef rt_time(fn *F, const char *name)
