@@ -13,18 +13,18 @@
 #define PTXJIT_WARP_SIZE 32
 
 /* Per-launch constants, shared by every CTA of a grid. */
-typedef struct ptxjit_launch {
+typedef struct ptxjit_grid {
     uint32_t nctaid[3];
     uint32_t ntid[3];
     uint32_t dynamic_smem;   /* bytes of dynamic shared memory */
     uint32_t nthreads;       /* ntid.x * ntid.y * ntid.z */
     const void *params;      /* kernel parameters, laid out as CUDA lays them out */
     void *rt;                /* the runtime's launch object (opaque here) */
-} ptxjit_launch;
+} ptxjit_grid;
 
 /* Per-CTA state; one per worker, reused from CTA to CTA. */
 typedef struct ptxjit_cta {
-    const ptxjit_launch *launch;
+    const ptxjit_grid *launch;
     uint32_t ctaid[3];
     uint32_t nwarps;
     uint64_t cta_linear;     /* ctaid.x + nctaid.x * (ctaid.y + nctaid.y * ctaid.z) */
@@ -33,12 +33,12 @@ typedef struct ptxjit_cta {
 } ptxjit_cta;
 
 /* Field offsets used by the generated code (checked by a test). */
-#define PTXJIT_LAUNCH_NCTAID 0
-#define PTXJIT_LAUNCH_NTID 12
-#define PTXJIT_LAUNCH_DYNAMIC_SMEM 24
-#define PTXJIT_LAUNCH_NTHREADS 28
-#define PTXJIT_LAUNCH_PARAMS 32
-#define PTXJIT_CTA_LAUNCH 0
+#define PTXJIT_GRID_NCTAID 0
+#define PTXJIT_GRID_NTID 12
+#define PTXJIT_GRID_DYNAMIC_SMEM 24
+#define PTXJIT_GRID_NTHREADS 28
+#define PTXJIT_GRID_PARAMS 32
+#define PTXJIT_CTA_GRID 0
 #define PTXJIT_CTA_CTAID 8
 #define PTXJIT_CTA_NWARPS 20
 #define PTXJIT_CTA_LINEAR 24
@@ -47,10 +47,17 @@ typedef struct ptxjit_cta {
 /* The compiled form of a .entry: runs warp `warp` of the CTA. */
 typedef void (*ptxjit_warp_fn)(ptxjit_cta *cta, uint32_t warp);
 
+/* bar.red operations (the `op` of ptxjit_rt_barrier_red); `value` is the
+ * warp's contribution: its count of true lanes (popc), or 0/1 (and, or). */
+enum { PTXJIT_BAR_RED_POPC, PTXJIT_BAR_RED_AND, PTXJIT_BAR_RED_OR };
+
 /* Runtime entry points, resolved by name when code is loaded. */
 #define PTXJIT_RT_ENTRY_POINTS(X)                                                                  \
     X(ptxjit_rt_barrier, void, (ptxjit_cta * cta, uint32_t warp, uint32_t id, uint32_t threads,    \
                                uint32_t lanes))                                                   \
+    X(ptxjit_rt_barrier_red, uint32_t, (ptxjit_cta * cta, uint32_t warp, uint32_t id,            \
+                                        uint32_t threads, uint32_t lanes, uint32_t op,            \
+                                        uint32_t value))                                          \
     X(ptxjit_rt_vprintf, int32_t, (ptxjit_cta * cta, uint32_t thread, const char *fmt,            \
                                    const void *args))                                             \
     X(ptxjit_rt_trap, void, (ptxjit_cta * cta, uint32_t line))                                     \
