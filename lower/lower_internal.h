@@ -43,6 +43,7 @@ typedef struct reg_slot {
     LLVMValueRef alloca;
     LLVMTypeRef type;    /* <32 x iN> or <32 x i1> */
     bool blend;          /* live into some block: writes keep inactive lanes */
+    bool uniform;        /* one value for all lanes: a scalar alloca */
 } reg_slot;
 
 /* Per-function state. */
@@ -119,6 +120,7 @@ bool lower_bits(fn *F, const ptx_instr *in, LLVMValueRef mask);
 /* lower_live.c */
 void analyze_liveness(fn *F);
 bool reg_needs_blend(fn *F, const ptx_var *v, uint32_t elem);
+bool reg_is_uniform(fn *F, const ptx_var *v, uint32_t elem);
 void liveness_free(fn *F);
 
 /* lower_control.c */

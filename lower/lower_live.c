@@ -1,12 +1,17 @@
-/* lower_live.c - which registers are live into some block.
+/* lower_live.c - two facts per register that shape the generated code.
  *
- * A write under the active mask must keep the old value of the inactive
- * lanes (they may be waiting at another block and read it later), which
- * turns every register written in a loop into a loop-carried vector.  A
- * register that is never live into a block - every read is preceded, in the
- * same block, by an unguarded write - cannot be read across blocks, so its
- * writes need no blend and LLVM keeps it in a local SSA value.  nvcc's
- * virtual registers are mostly like that. */
+ * Blend: a write under the active mask must keep the old value of the
+ * inactive lanes (they may be waiting at another block and read it later),
+ * which turns every register written in a loop into a loop-carried vector.
+ * A register that is never live into a block - every read is preceded, in
+ * the same block, by an unguarded write - cannot be read across blocks, so
+ * its writes need no blend.  nvcc's virtual registers are mostly like that.
+ *
+ * Uniform: a register with a single definition computing a pure function
+ * of immutable uniform values (constants, kernel parameters, %ctaid,
+ * %ntid, variable addresses, other uniform registers) holds the same value
+ * in every lane whenever it is read, however the lanes diverge; it is kept
+ * as a scalar.  Loop bounds, base pointers and strides are like that. */
 #include "lower_internal.h"
 
 #include <stdlib.h>
@@ -14,8 +19,11 @@
 
 typedef struct reg_info {
     uint32_t n;
-    uint32_t *def_block;  /* block + 1 of the last unguarded write, per element */
-    uint8_t *exposed;     /* read before written in some block */
+    uint32_t *def_block;   /* block + 1 of the last unguarded write, per element */
+    uint8_t *exposed;      /* read before written in some block */
+    uint8_t *ndefs;        /* writes seen (saturating) */
+    uint8_t *uniform;      /* candidate, then result */
+    const ptx_instr **def; /* the single defining instruction */
 } reg_info;
 
 static reg_info *info_of(fn *F, const ptx_var *v)
@@ -24,14 +32,24 @@ static reg_info *info_of(fn *F, const ptx_var *v)
     if (!ri) {
         uint32_t vec = v->vec ? v->vec : 1;
         ri = calloc(1, sizeof *ri);
+        if (!ri)
+            abort();
         ri->n = (v->nreg ? v->nreg : 1) * vec;
         ri->def_block = calloc(ri->n, sizeof *ri->def_block);
         ri->exposed = calloc(ri->n, 1);
-        if (!ri->def_block || !ri->exposed)
+        ri->ndefs = calloc(ri->n, 1);
+        ri->uniform = calloc(ri->n, 1);
+        ri->def = calloc(ri->n, sizeof *ri->def);
+        if (!ri->def_block || !ri->exposed || !ri->ndefs || !ri->uniform || !ri->def)
             abort();
         ptrmap_put(&F->live, v, ri);
     }
     return ri;
+}
+
+static bool is_reg(const ptx_operand *o)
+{
+    return o->kind == PTX_OPD_NAME && o->var && o->var->space == PTX_SP_REG;
 }
 
 static uint32_t elem_of(const ptx_operand *o)
@@ -40,54 +58,174 @@ static uint32_t elem_of(const ptx_operand *o)
     return o->reg_index * vec + (o->comp ? o->comp - 1 : 0);
 }
 
-static bool is_reg(const ptx_operand *o)
+typedef enum role { ROLE_USE, ROLE_DEF, ROLE_UNKNOWN } role;
+
+/* The role of operand 0.  When unsure, ROLE_UNKNOWN: the register is then
+ * treated as both read and written by an opaque instruction. */
+static role first_role(const ptx_instr *in)
 {
-    return o->kind == PTX_OPD_NAME && o->var && o->var->space == PTX_SP_REG;
+    if (in->nopds == 0 || (ptx_op_effects(in->op) & E_BRANCH))
+        return ROLE_USE;
+    switch (in->op) {
+    case PTX_OP_MOV: case PTX_OP_CVTA: case PTX_OP_POPC: case PTX_OP_CLZ: case PTX_OP_BFIND:
+    case PTX_OP_DP4A: case PTX_OP_DP2A: case PTX_OP_FNS: case PTX_OP_BAR_RED:
+    case PTX_OP_BARRIER_RED: case PTX_OP_VSET2: case PTX_OP_VSET4:
+        return ROLE_DEF;
+    case PTX_OP_BAR_SYNC: case PTX_OP_BARRIER_SYNC: case PTX_OP_BAR_ARRIVE:
+    case PTX_OP_BARRIER_ARRIVE: case PTX_OP_BAR_WARP_SYNC: case PTX_OP_NANOSLEEP:
+        return ROLE_USE;
+    default:
+        break;
+    }
+    char c = ptx_op_shape(in->op)[0];
+    if (strchr("012DQRM", c))
+        return ROLE_DEF;
+    return strchr("ALPI", c) ? ROLE_USE : ROLE_UNKNOWN;
 }
 
-/* Visits every register in o (through vectors, pairs, addresses, lists). */
-static void each_reg(fn *F, const ptx_operand *o, uint32_t block, bool def, bool exposed_always)
+typedef enum visit { V_USE, V_DEF, V_PARTIAL_DEF, V_OPAQUE } visit;
+
+/* Applies one access to every register in o (vectors, pairs, addresses). */
+static void touch(fn *F, const ptx_operand *o, uint32_t block, visit how, const ptx_instr *in)
 {
     if (is_reg(o)) {
         reg_info *ri = info_of(F, o->var);
         uint32_t k = elem_of(o);
         if (k >= ri->n)
             return;
-        if (exposed_always)
+        bool read = how == V_USE || how == V_PARTIAL_DEF || how == V_OPAQUE;
+        if (read && ri->def_block[k] != block + 1)
             ri->exposed[k] = 1;
-        else if (def)
+        if (how == V_DEF)
             ri->def_block[k] = block + 1;
-        else if (ri->def_block[k] != block + 1)
-            ri->exposed[k] = 1;
+        if (how != V_USE) {
+            if (ri->ndefs[k] < 2)
+                ri->ndefs[k]++;
+            ri->def[k] = in;
+            if (how == V_OPAQUE || o->comp)
+                ri->ndefs[k] = 2; /* never uniform */
+        }
     }
     for (uint32_t i = 0; i < o->nelems; i++)
-        each_reg(F, &o->elems[i], block, def, exposed_always);
-}
-
-/* Whether operand 0 is certainly a full destination.  When unsure, say
- * no: treating a write as a read only costs a blend. */
-static bool writes_first(const ptx_instr *in)
-{
-    if (in->nopds == 0 || (ptx_op_effects(in->op) & (E_BRANCH | E_CALL)))
-        return false;
-    switch (in->op) {
-    case PTX_OP_POPC: case PTX_OP_CLZ: case PTX_OP_BFIND: case PTX_OP_DP4A: case PTX_OP_DP2A:
-    case PTX_OP_FNS: case PTX_OP_BAR_RED: case PTX_OP_BARRIER_RED:
-        return true;
-    default:
-        return strchr("012DQRM", ptx_op_shape(in->op)[0]) != NULL;
-    }
+        touch(F, &o->elems[i], block, how, in);
 }
 
 static void scan_instr(fn *F, const ptx_instr *in, uint32_t block)
 {
-    bool dst = writes_first(in), call = in->op == PTX_OP_CALL;
+    role r = first_role(in);
+    bool call = in->op == PTX_OP_CALL;
     if (in->has_guard)
-        each_reg(F, &in->guard, block, false, false);
-    for (uint32_t i = dst ? 1 : 0; i < in->nopds; i++)
-        each_reg(F, &in->opds[i], block, false, call);
-    if (dst) /* a guarded write keeps old lanes: it reads the register too */
-        each_reg(F, &in->opds[0], block, !in->has_guard, false);
+        touch(F, &in->guard, block, V_USE, in);
+    for (uint32_t i = r == ROLE_USE ? 0 : 1; i < in->nopds; i++)
+        touch(F, &in->opds[i], block, call ? V_OPAQUE : V_USE, in);
+    if (r == ROLE_DEF) /* a guarded write keeps old lanes: it reads the register too */
+        touch(F, &in->opds[0], block, in->has_guard ? V_PARTIAL_DEF : V_DEF, in);
+    else if (r == ROLE_UNKNOWN)
+        touch(F, &in->opds[0], block, V_OPAQUE, in);
+}
+
+/* ---- uniformity ---- */
+
+static bool is_kernel_param(fn *F, const ptx_var *v)
+{
+    for (uint32_t i = 0; F->is_entry && i < F->f->nparams; i++)
+        if (v == F->f->params[i])
+            return true;
+    return false;
+}
+
+static bool opd_uniform(fn *F, const ptx_operand *o)
+{
+    switch (o->kind) {
+    case PTX_OPD_IMM: case PTX_OPD_F32: case PTX_OPD_F64:
+        return true;
+    case PTX_OPD_SREG:
+        switch (o->sreg) {
+        case PTX_SREG_NTID: case PTX_SREG_NCTAID: case PTX_SREG_CTAID: case PTX_SREG_WARPID:
+        case PTX_SREG_NWARPID: case PTX_SREG_DYNAMIC_SMEM_SIZE:
+            return true;
+        default:
+            return false;
+        }
+    case PTX_OPD_NAME:
+        if (is_reg(o)) {
+            reg_info *ri = ptrmap_get(&F->live, o->var);
+            uint32_t k = elem_of(o);
+            return ri && k < ri->n && ri->uniform[k];
+        }
+        if (o->func)
+            return true;
+        /* addresses: the same for every lane, except per-lane storage */
+        return o->var && (o->var->space == PTX_SP_GLOBAL || o->var->space == PTX_SP_CONST ||
+                          o->var->space == PTX_SP_SHARED || is_kernel_param(F, o->var));
+    default:
+        return false;
+    }
+}
+
+static bool is_kernel_param_load(fn *F, const ptx_instr *in)
+{
+    const ptx_operand *a = &in->opds[1];
+    return in->mod[PTX_CAT_SPACE] == PTX_SPACE_PARAM && a->kind == PTX_OPD_ADDR && a->nelems == 1 &&
+           a->elems[0].var && is_kernel_param(F, a->elems[0].var);
+}
+
+/* Instructions whose result depends only on their operands. */
+static bool pure(const ptx_instr *in)
+{
+    switch (in->op) {
+    case PTX_OP_MOV: case PTX_OP_CVT: case PTX_OP_CVTA: case PTX_OP_ADD: case PTX_OP_SUB:
+    case PTX_OP_MUL: case PTX_OP_MAD: case PTX_OP_DIV: case PTX_OP_REM: case PTX_OP_AND:
+    case PTX_OP_OR: case PTX_OP_XOR: case PTX_OP_NOT: case PTX_OP_CNOT: case PTX_OP_SHL:
+    case PTX_OP_SHR: case PTX_OP_MIN: case PTX_OP_MAX: case PTX_OP_ABS: case PTX_OP_NEG:
+    case PTX_OP_SETP: case PTX_OP_SELP: case PTX_OP_SLCT: case PTX_OP_SET: case PTX_OP_BFE:
+    case PTX_OP_BFI: case PTX_OP_PRMT: case PTX_OP_POPC: case PTX_OP_CLZ: case PTX_OP_BREV:
+    case PTX_OP_BFIND: case PTX_OP_LOP3: case PTX_OP_SHF: case PTX_OP_FMA: case PTX_OP_SQRT:
+    case PTX_OP_RCP: case PTX_OP_COPYSIGN:
+        return !(in->flags & PTX_FLAG_BIT(CC)) && in->op != PTX_OP_ADDC;
+    default:
+        return false;
+    }
+}
+
+static bool def_uniform(fn *F, const ptx_instr *in)
+{
+    if (in->has_guard && !opd_uniform(F, &in->guard))
+        return false;
+    const ptx_operand *d = &in->opds[0];
+    if (d->kind != PTX_OPD_NAME) /* pairs and vector unpacking stay per-lane */
+        return false;
+    if (in->op == PTX_OP_LD)
+        return is_kernel_param_load(F, in) && !in->mod[PTX_CAT_VEC];
+    if (!pure(in))
+        return false;
+    for (uint32_t i = 1; i < in->nopds; i++)
+        if (!opd_uniform(F, &in->opds[i]))
+            return false;
+    return true;
+}
+
+static void analyze_uniform(fn *F)
+{
+    for (uint32_t i = 0; i < F->live.cap; i++)
+        if (F->live.keys[i]) {
+            reg_info *ri = F->live.vals[i];
+            for (uint32_t k = 0; k < ri->n; k++)
+                ri->uniform[k] = ri->ndefs[k] == 1;
+        }
+    for (bool changed = true; changed;) { /* drop candidates until stable */
+        changed = false;
+        for (uint32_t i = 0; i < F->live.cap; i++) {
+            if (!F->live.keys[i])
+                continue;
+            reg_info *ri = F->live.vals[i];
+            for (uint32_t k = 0; k < ri->n; k++)
+                if (ri->uniform[k] && !def_uniform(F, ri->def[k])) {
+                    ri->uniform[k] = 0;
+                    changed = true;
+                }
+        }
+    }
 }
 
 void analyze_liveness(fn *F)
@@ -99,17 +237,25 @@ void analyze_liveness(fn *F)
         if (v->space == PTX_SP_REG) {
             reg_info *ri = info_of(F, v);
             memset(ri->exposed, 1, ri->n);
+            memset(ri->ndefs, 2, ri->n);
         }
     }
     for (uint32_t i = 0; i < f->nbody; i++)
         if (f->body[i].kind == PTX_STMT_INSTR)
             scan_instr(F, f->body[i].instr, F->block_of_stmt[i]);
+    analyze_uniform(F);
 }
 
 bool reg_needs_blend(fn *F, const ptx_var *v, uint32_t elem)
 {
     reg_info *ri = ptrmap_get(&F->live, v);
     return !ri || elem >= ri->n || ri->exposed[elem];
+}
+
+bool reg_is_uniform(fn *F, const ptx_var *v, uint32_t elem)
+{
+    reg_info *ri = ptrmap_get(&F->live, v);
+    return ri && elem < ri->n && ri->uniform[elem];
 }
 
 void liveness_free(fn *F)
@@ -119,6 +265,9 @@ void liveness_free(fn *F)
             reg_info *ri = F->live.vals[i];
             free(ri->def_block);
             free(ri->exposed);
+            free(ri->ndefs);
+            free(ri->uniform);
+            free(ri->def);
             free(ri);
         }
     ptrmap_free(&F->live);

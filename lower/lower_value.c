@@ -43,9 +43,10 @@ static reg_slot *slot_of(fn *F, const ptx_operand *o)
     uint32_t k = o->reg_index * vec + (o->comp ? o->comp - 1 : 0);
     reg_slot *s = &slots[k];
     if (!s->alloca) {
-        s->type = vec_of(storage_int(F->L, v->type));
+        s->uniform = reg_is_uniform(F, v, k);
+        s->type = s->uniform ? storage_int(F->L, v->type) : vec_of(storage_int(F->L, v->type));
         s->alloca = entry_alloca(F, s->type, o->name);
-        s->blend = reg_needs_blend(F, v, k);
+        s->blend = !s->uniform && reg_needs_blend(F, v, k);
         /* Registers start as zero, not undef: reads of never-written
          * registers must not turn into poison that LLVM exploits. */
         LLVMBuilderRef b = LLVMCreateBuilderInContext(F->L->ctx);
@@ -121,6 +122,8 @@ LLVMValueRef read_opd(fn *F, const ptx_operand *o, ptx_type t, bool sign_extend)
         if (o->var && o->var->space == PTX_SP_REG) {
             reg_slot *s = slot_of(F, o);
             LLVMValueRef v = LLVMBuildLoad2(L->b, s->type, s->alloca, "");
+            if (s->uniform)
+                v = splat(L, v);
             LLVMValueRef r = to_type(F, v, o->var->type, t, sign_extend);
             if (o->neg)
                 r = LLVMBuildNot(L->b, r, "");
@@ -155,10 +158,13 @@ void write_reg(fn *F, const ptx_operand *o, LLVMValueRef v, ptx_type t, bool sig
         ptx_type rt = o->var->type;
         uint32_t ts = ptx_type_size(t), rs = ptx_type_size(rt);
         if (rs > ts)
-            v = sign_extend ? LLVMBuildSExt(L->b, v, s->type, "") : LLVMBuildZExt(L->b, v, s->type, "");
+            v = sign_extend ? LLVMBuildSExt(L->b, v, vec_of(storage_int(L, rt)), "")
+                            : LLVMBuildZExt(L->b, v, vec_of(storage_int(L, rt)), "");
         else if (rs < ts)
-            v = LLVMBuildTrunc(L->b, v, s->type, "");
+            v = LLVMBuildTrunc(L->b, v, vec_of(storage_int(L, rt)), "");
     }
+    if (s->uniform) /* every lane computed the same value */
+        v = LLVMBuildExtractElement(L->b, v, const_i32(L, 0), "");
     if (s->blend) {
         LLVMValueRef old = LLVMBuildLoad2(L->b, s->type, s->alloca, "");
         v = LLVMBuildSelect(L->b, mask, v, old, "");
