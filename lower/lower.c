@@ -443,16 +443,12 @@ static void lower_local_decl(fn *F, const ptx_var *v)
 
 static void lower_block_end(fn *F, uint32_t block, const ptx_stmt *last)
 {
-    lw *L = F->L;
     if (last && is_terminator(last)) {
         lower_terminator(F, last->instr, block, guard_mask(F, last->instr));
         return;
     }
     uint32_t next = block + 1 < F->nblocks ? block + 1 : (F->is_entry ? PC_EXIT : PC_RET);
-    LLVMValueRef pc = LLVMBuildLoad2(L->b, vec_of(L->i32), F->pc, "pc");
-    LLVMValueRef np = LLVMBuildSelect(L->b, F->mask, splat(L, const_i32(L, next)), pc, "");
-    LLVMBuildStore(L->b, np, F->pc);
-    LLVMBuildBr(L->b, F->dispatch);
+    leave_block(F, NULL, 0, next);
 }
 
 static void lower_body(fn *F)

@@ -28,34 +28,68 @@ static uint32_t label_block(fn *F, const ptx_operand *o)
     return F->block_of_stmt[o->label];
 }
 
+/* Ends a block: its lanes (F->mask) in `taken` go to block t, the others
+ * to n (taken NULL: all to n).  When no lane of the warp is pending
+ * elsewhere and all go the same way, the jump is direct; otherwise the
+ * dispatcher picks the next block. */
+void leave_block(fn *F, LLVMValueRef taken, uint32_t t, uint32_t n)
+{
+    lw *L = F->L;
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef pc = load_pc(F);
+    LLVMValueRef pending = LLVMBuildICmp(b, LLVMIntULT, pc, splat(L, const_i32(L, PC_RET)), "");
+    LLVMValueRef outside = mask_bits(F, LLVMBuildAnd(b, pending, LLVMBuildNot(b, F->mask, ""), ""));
+    LLVMValueRef np = LLVMBuildSelect(b, F->mask, splat(L, const_i32(L, n)), pc, "");
+    if (taken)
+        np = LLVMBuildSelect(b, taken, splat(L, const_i32(L, t)), np, "");
+    LLVMBuildStore(b, np, F->pc);
+    LLVMValueRef conv = LLVMBuildICmp(b, LLVMIntEQ, outside, const_i32(L, 0), "converged");
+    LLVMValueRef to_t = NULL, to_n = conv;
+    if (taken) {
+        LLVMValueRef tb = mask_bits(F, LLVMBuildAnd(b, taken, F->mask, ""));
+        to_t = LLVMBuildAnd(b, conv, LLVMBuildICmp(b, LLVMIntEQ, tb, mask_bits(F, F->mask), ""), "");
+        to_n = LLVMBuildAnd(b, conv, LLVMBuildICmp(b, LLVMIntEQ, tb, const_i32(L, 0), ""), "");
+    }
+    if (to_t && t < F->nblocks) {
+        LLVMBasicBlockRef other = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "not.taken");
+        LLVMBuildCondBr(b, to_t, F->blocks[t], other);
+        LLVMPositionBuilderAtEnd(b, other);
+    }
+    if (n < F->nblocks)
+        LLVMBuildCondBr(b, to_n, F->blocks[n], F->dispatch);
+    else
+        LLVMBuildBr(b, F->dispatch);
+}
+
 void lower_terminator(fn *F, const ptx_instr *in, uint32_t block, LLVMValueRef gmask)
 {
     lw *L = F->L;
     uint32_t next = block + 1 < F->nblocks ? block + 1 : (F->is_entry ? PC_EXIT : PC_RET);
     /* Lanes of the block not taking a guarded terminator fall through. */
-    if (in->has_guard)
-        set_pc(F, F->mask, next);
+    LLVMValueRef taken = in->has_guard ? gmask : F->mask;
     switch (in->op) {
     case PTX_OP_BRA:
-        set_pc(F, gmask, label_block(F, &in->opds[0]));
-        break;
+        leave_block(F, taken, label_block(F, &in->opds[0]), next);
+        return;
     case PTX_OP_BRX_IDX: {
+        if (in->has_guard)
+            set_pc(F, F->mask, next);
         const ptx_stmt *table = &F->f->body[in->opds[1].label];
         LLVMValueRef idx = read_opd(F, &in->opds[0], PTX_TYPE_U32, false);
         for (uint32_t k = 0; k < table->ntargets; k++) {
             LLVMValueRef hit = LLVMBuildICmp(L->b, LLVMIntEQ, idx, splat(L, const_i32(L, k)), "");
             set_pc(F, LLVMBuildAnd(L->b, gmask, hit, ""), label_block(F, &table->targets[k]));
         }
-        break;
+        LLVMBuildBr(L->b, F->dispatch);
+        return;
     }
     case PTX_OP_RET:
-        set_pc(F, gmask, F->is_entry ? PC_EXIT : PC_RET);
-        break;
+        leave_block(F, taken, F->is_entry ? PC_EXIT : PC_RET, next);
+        return;
     default: /* exit */
-        set_pc(F, gmask, PC_EXIT);
-        break;
+        leave_block(F, taken, PC_EXIT, next);
+        return;
     }
-    LLVMBuildBr(L->b, F->dispatch);
 }
 
 void emit_dispatcher(fn *F)

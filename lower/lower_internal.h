@@ -128,6 +128,7 @@ void lower_terminator(fn *F, const ptx_instr *in, uint32_t block, LLVMValueRef m
 bool lower_call(fn *F, const ptx_instr *in, LLVMValueRef mask);
 bool lower_sync(fn *F, const ptx_instr *in, LLVMValueRef mask);
 void emit_dispatcher(fn *F);
+void leave_block(fn *F, LLVMValueRef taken, uint32_t t, uint32_t n);
 void bind_func_params(fn *F);
 
 #endif
