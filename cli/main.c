@@ -1,6 +1,7 @@
 /* main.c - the ptxjit command: a thin layer over the library.
  * Exit codes: 0 success, 1 kernel runtime failure, 2 usage or PTX error. */
 #include "ptx.h"
+#include "run.h"
 
 #include <errno.h>
 #include <llvm-c/Core.h>
@@ -19,12 +20,31 @@ static const char usage[] =
     "  check FILE.ptx...   parse and validate PTX; prints each problem as\n"
     "                      FILE:LINE:COL: error: MESSAGE and exits 2 if any\n"
     "  print FILE.ptx      parse, validate and print the module back as PTX\n"
-    "  run FILE.ptx ...    run a kernel (not available in this build yet)\n"
+    "  run FILE.ptx [-k NAME] [-g X[,Y[,Z]]] [-b X[,Y[,Z]]] [--shared BYTES]\n"
+    "             [--arg SPEC]... [--out N=PATH]... [--print N[:COUNT]]...\n"
+    "             [--repeat R] [--stats]\n"
+    "                      compile and run a kernel on the CPU\n"
     "\n"
     "options:\n"
     "  -h, --help          show this help\n"
     "  -V, --version       show the ptxjit and LLVM versions\n"
     "\n"
+    "run options:\n"
+    "  -k, --kernel NAME   the .entry to run (optional if the module has one)\n"
+    "  -g, --grid X,Y,Z    grid dimensions in blocks (default 1)\n"
+    "  -b, --block X,Y,Z   block dimensions in threads (default .reqntid, else 1)\n"
+    "  --shared BYTES      dynamic shared memory per block\n"
+    "  --arg SPEC          one per kernel parameter, in order:\n"
+    "                        scalar  TYPE:VALUE          e.g. u32:1024, f32:2.5, u64:0x10\n"
+    "                        buffer  TYPE[N]:INIT        INIT = zeros | fill=V | iota |\n"
+    "                                                    rand[=SEED] | file=PATH\n"
+    "                      TYPE: u8 s8 u16 s16 u32 s32 u64 s64 f16 bf16 f32 f64\n"
+    "  --out N=PATH        write buffer argument N (0-based) to PATH as raw bytes\n"
+    "  --print N[:COUNT]   print the first COUNT elements of buffer argument N\n"
+    "  --repeat R          run R times; report min and median kernel time\n"
+    "  --stats             print parse/lower/compile/run timings\n"
+    "\n"
+    "environment: PTXJIT_THREADS (worker threads; default: one per CPU)\n"
     "FILE may be '-' for standard input.\n"
     "exit status: 0 success, 1 kernel failure, 2 usage or PTX error\n";
 
@@ -152,15 +172,15 @@ int main(int argc, char **argv)
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             fputs(usage, stdout);
             return EXIT_OK;
+        } else if (!strcmp(argv[i], "--")) {
+            break;
         }
     if (!strcmp(cmd, "check"))
         return cmd_check(argc - 2, argv + 2);
     if (!strcmp(cmd, "print"))
         return cmd_print(argc - 2, argv + 2);
-    if (!strcmp(cmd, "run")) {
-        fprintf(stderr, "ptxjit run: kernel execution is not available in this build yet\n");
-        return EXIT_USAGE;
-    }
+    if (!strcmp(cmd, "run"))
+        return cmd_run(argc - 1, argv + 1);
     fprintf(stderr, "ptxjit: unknown command '%s'\n%s", cmd, usage);
     return EXIT_USAGE;
 }

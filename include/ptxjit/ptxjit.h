@@ -1,0 +1,69 @@
+/* ptxjit.h - the embedding API: load PTX, look up kernels, launch them.
+ *
+ *   ptxjit_ctx *ctx = ptxjit_create(0, err, sizeof err);
+ *   ptxjit_module *m = ptxjit_load(ctx, ptx, len, "k.ptx", &log, NULL);
+ *   const ptxjit_kernel *k = ptxjit_kernel_get(m, "vadd");
+ *   ptxjit_launch(ctx, k, &cfg, err, sizeof err);
+ *
+ * Device pointers are host pointers: pass buffers from malloc. */
+#ifndef PTXJIT_PTXJIT_H
+#define PTXJIT_PTXJIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct ptxjit_ctx ptxjit_ctx;
+typedef struct ptxjit_module ptxjit_module;
+typedef struct ptxjit_kernel ptxjit_kernel;
+
+/* Seconds spent in each stage of ptxjit_load. */
+typedef struct ptxjit_stats {
+    double parse, lower, optimize, codegen, load;
+} ptxjit_stats;
+
+typedef enum ptxjit_status {
+    PTXJIT_OK = 0,
+    PTXJIT_ERR_INVALID,  /* bad arguments or launch configuration */
+    PTXJIT_ERR_PTX,      /* the PTX has errors (see the log) */
+    PTXJIT_ERR_FAULT,    /* the kernel made an invalid memory access */
+    PTXJIT_ERR_TRAP,     /* the kernel executed trap */
+    PTXJIT_ERR_ASSERT,   /* a device-side assert failed */
+    PTXJIT_ERR_NOMEM,
+} ptxjit_status;
+
+/* threads = 0: $PTXJIT_THREADS, else one worker per online CPU. */
+ptxjit_ctx *ptxjit_create(unsigned threads, char *err, size_t errlen);
+void ptxjit_destroy(ptxjit_ctx *ctx);
+
+/* Parses, checks, lowers and compiles a PTX module.  On failure returns
+ * NULL and, if log is non-NULL, *log receives the diagnostics as
+ * "name:line:col: error: ..." lines (free() it). */
+ptxjit_module *ptxjit_load(ptxjit_ctx *ctx, const char *ptx, size_t len, const char *name,
+                           char **log, ptxjit_stats *stats);
+void ptxjit_module_unload(ptxjit_module *m);
+/* The stage timings of the ptxjit_load that produced m. */
+ptxjit_stats ptxjit_module_stats(const ptxjit_module *m);
+
+/* Kernels of a module, by name or index; NULL if absent. */
+const ptxjit_kernel *ptxjit_kernel_get(const ptxjit_module *m, const char *name);
+uint32_t ptxjit_kernel_count(const ptxjit_module *m);
+const ptxjit_kernel *ptxjit_kernel_at(const ptxjit_module *m, uint32_t i);
+const char *ptxjit_kernel_name(const ptxjit_kernel *k);
+/* The kernel's declaration in the parsed module (const ptx_func *). */
+const void *ptxjit_kernel_decl(const ptxjit_kernel *k);
+
+typedef struct ptxjit_launch_cfg {
+    uint32_t grid[3], block[3];
+    uint32_t shared_bytes;   /* dynamic shared memory */
+    const void *params;      /* parameter buffer laid out as CUDA lays it out */
+    FILE *printf_out;        /* NULL = stdout */
+} ptxjit_launch_cfg;
+
+/* Runs a kernel to completion.  Kernel faults are contained: the status
+ * says what happened and err names the kernel. */
+ptxjit_status ptxjit_launch(ptxjit_ctx *ctx, const ptxjit_kernel *k, const ptxjit_launch_cfg *cfg,
+                            char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,363 @@
+/* launch.c - the grid scheduler: CTAs in chunks on the worker pool; warps
+ * in a loop, or as fibers switched at barriers; faults contained per
+ * worker; printf output collected and flushed in a deterministic order. */
+#include "launch.h"
+
+#include "fault.h"
+#include "fiber.h"
+#include "pool.h"
+#include "printf.h"
+#include "shims.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { FIBER_STACK = 1 << 20, NBARRIERS = 16 };
+enum warp_state { WARP_RUNNABLE, WARP_DONE, WARP_BLOCKED /* + barrier id */ };
+
+typedef struct launch_ctx launch_ctx;
+
+typedef struct worker {
+    ptxjit_cta cta;
+    launch_ctx *lc;
+    char *shared;
+    size_t shared_cap;
+    rt_fiber sched;
+    rt_fiber *fibers;
+    void **stacks;
+    uint32_t nfibers;
+    uint8_t *state;
+    uint32_t cur_warp;
+    uint32_t arrived[NBARRIERS];
+    uint32_t red_acc[NBARRIERS], red_result[NBARRIERS]; /* bar.red */
+    uint32_t *printf_seq;
+    uint32_t nseq;
+    rt_fault fault;
+} worker;
+
+struct rt_device {
+    rt_pool *pool;
+    unsigned nworkers;
+    worker *workers;
+};
+
+struct launch_ctx {
+    rt_device *d;
+    const rt_kernel *k;
+    ptxjit_grid launch;
+    rt_printf_log *log;
+    atomic_int failed;
+    pthread_mutex_t lock;
+    rt_status status;
+    char msg[640];
+};
+
+rt_device *rt_device_create(unsigned threads)
+{
+    rt_device *d = calloc(1, sizeof *d);
+    if (!d)
+        return NULL;
+    d->pool = rt_pool_create(threads);
+    if (!d->pool) {
+        free(d);
+        return NULL;
+    }
+    d->nworkers = rt_pool_size(d->pool);
+    d->workers = calloc(d->nworkers, sizeof *d->workers);
+    if (!d->workers) {
+        rt_device_destroy(d);
+        return NULL;
+    }
+    return d;
+}
+
+static void worker_free(worker *w)
+{
+    for (uint32_t i = 0; i < w->nfibers; i++)
+        rt_stack_free(w->stacks[i], FIBER_STACK);
+    free(w->stacks);
+    free(w->fibers);
+    free(w->state);
+    free(w->shared);
+    free(w->printf_seq);
+}
+
+void rt_device_destroy(rt_device *d)
+{
+    if (!d)
+        return;
+    for (unsigned i = 0; d->workers && i < d->nworkers; i++)
+        worker_free(&d->workers[i]);
+    free(d->workers);
+    rt_pool_destroy(d->pool);
+    free(d);
+}
+
+unsigned rt_device_workers(const rt_device *d) { return d->nworkers; }
+
+/* Grows the worker's reusable state for this launch's shape. */
+static bool worker_prepare(worker *w, const rt_kernel *k, uint32_t nwarps, size_t smem,
+                           uint32_t nthreads)
+{
+    if (smem > w->shared_cap) {
+        free(w->shared);
+        w->shared = aligned_alloc(64, (smem + 63) & ~(size_t)63);
+        w->shared_cap = w->shared ? smem : 0;
+        if (!w->shared)
+            return false;
+    }
+    if (nthreads > w->nseq) {
+        free(w->printf_seq);
+        w->printf_seq = calloc(nthreads, sizeof *w->printf_seq);
+        w->nseq = w->printf_seq ? nthreads : 0;
+        if (!w->printf_seq)
+            return false;
+    }
+    if (!k->uses_barriers || nwarps <= w->nfibers)
+        return true;
+    rt_fiber *f = realloc(w->fibers, nwarps * sizeof *f);
+    if (f)
+        w->fibers = f;
+    void **s = realloc(w->stacks, nwarps * sizeof *s);
+    if (s)
+        w->stacks = s;
+    uint8_t *st = realloc(w->state, nwarps);
+    if (st)
+        w->state = st;
+    if (!f || !s || !st)
+        return false;
+    for (; w->nfibers < nwarps; w->nfibers++)
+        if (!(w->stacks[w->nfibers] = rt_stack_alloc(FIBER_STACK)))
+            return false;
+    return true;
+}
+
+/* ---- warps as fibers ---- */
+
+static void fiber_main(void *arg)
+{
+    worker *w = arg;
+    uint32_t warp = w->cur_warp;
+    w->lc->k->fn(&w->cta, warp);
+    w->state[warp] = WARP_DONE;
+    rt_fiber_switch(&w->fibers[warp], &w->sched);
+}
+
+/* Every live warp is blocked at a barrier: the warps still missing have
+ * exited, and exited threads no longer count, so release everyone. */
+static void release_all(worker *w, uint32_t nwarps)
+{
+    for (uint32_t i = 0; i < nwarps; i++)
+        if (w->state[i] >= WARP_BLOCKED)
+            w->state[i] = WARP_RUNNABLE;
+    memcpy(w->red_result, w->red_acc, sizeof w->red_acc);
+    memset(w->arrived, 0, sizeof w->arrived);
+}
+
+static void run_warps_as_fibers(worker *w, uint32_t nwarps)
+{
+    for (uint32_t i = 0; i < nwarps; i++) {
+        w->state[i] = WARP_RUNNABLE;
+        rt_fiber_init(&w->fibers[i], w->stacks[i], FIBER_STACK, fiber_main, w);
+    }
+    memset(w->arrived, 0, sizeof w->arrived);
+    for (;;) {
+        uint32_t done = 0, runnable = 0;
+        for (uint32_t i = 0; i < nwarps; i++) {
+            done += w->state[i] == WARP_DONE;
+            runnable += w->state[i] == WARP_RUNNABLE;
+        }
+        if (done == nwarps)
+            return;
+        if (!runnable)
+            release_all(w, nwarps);
+        for (uint32_t i = 0; i < nwarps; i++)
+            if (w->state[i] == WARP_RUNNABLE) {
+                w->cur_warp = i;
+                rt_fiber_switch(&w->sched, &w->fibers[i]);
+            }
+    }
+}
+
+/* Arrives at barrier `id` with `lanes` threads; returns once the barrier
+ * completes (switching to the other warps meanwhile).  `red` accumulates
+ * bar.red's value and receives the result. */
+static void barrier_arrive(ptxjit_cta *cta, uint32_t warp, uint32_t id, uint32_t threads,
+                           uint32_t lanes, int op, uint32_t *red)
+{
+    worker *w = cta->worker;
+    id %= NBARRIERS;
+    if (op >= 0) {
+        uint32_t *acc = &w->red_acc[id];
+        if (!w->arrived[id])
+            *acc = op == PTXJIT_BAR_RED_AND ? 1 : 0;
+        *acc = op == PTXJIT_BAR_RED_POPC ? *acc + *red : op == PTXJIT_BAR_RED_AND ? *acc & *red : *acc | *red;
+    }
+    if (!w->lc->k->uses_barriers || cta->nwarps == 1) { /* a single warp: nothing to wait for */
+        if (op >= 0)
+            *red = w->red_acc[id];
+        return;
+    }
+    uint32_t expected = threads ? threads : cta->launch->nthreads;
+    w->arrived[id] += lanes;
+    if (w->arrived[id] >= expected) {
+        w->arrived[id] = 0;
+        w->red_result[id] = w->red_acc[id];
+        for (uint32_t i = 0; i < cta->nwarps; i++)
+            if (w->state[i] == WARP_BLOCKED + id)
+                w->state[i] = WARP_RUNNABLE;
+    } else {
+        w->state[warp] = (uint8_t)(WARP_BLOCKED + id);
+        rt_fiber_switch(&w->fibers[warp], &w->sched);
+    }
+    if (op >= 0)
+        *red = w->red_result[id];
+}
+
+void ptxjit_rt_barrier(ptxjit_cta *cta, uint32_t warp, uint32_t id, uint32_t threads,
+                       uint32_t lanes)
+{
+    barrier_arrive(cta, warp, id, threads, lanes, -1, NULL);
+}
+
+uint32_t ptxjit_rt_barrier_red(ptxjit_cta *cta, uint32_t warp, uint32_t id, uint32_t threads,
+                               uint32_t lanes, uint32_t op, uint32_t value)
+{
+    barrier_arrive(cta, warp, id, threads, lanes, (int)op, &value);
+    return value;
+}
+
+void rt_shim_printf_record(ptxjit_cta *cta, uint32_t thread, const char *text, size_t len)
+{
+    worker *w = cta->worker;
+    uint32_t seq = thread < w->nseq ? w->printf_seq[thread]++ : 0;
+    rt_printf_log_add(w->lc->log, cta->cta_linear, thread, seq, text, len);
+}
+
+/* ---- CTAs ---- */
+
+static void run_cta(worker *w, uint64_t linear)
+{
+    const ptxjit_grid *L = w->cta.launch;
+    w->cta.cta_linear = linear;
+    w->cta.ctaid[0] = (uint32_t)(linear % L->nctaid[0]);
+    w->cta.ctaid[1] = (uint32_t)(linear / L->nctaid[0] % L->nctaid[1]);
+    w->cta.ctaid[2] = (uint32_t)(linear / L->nctaid[0] / L->nctaid[1]);
+    memset(w->printf_seq, 0, L->nthreads * sizeof *w->printf_seq);
+    if (w->lc->k->uses_barriers && w->cta.nwarps > 1) {
+        run_warps_as_fibers(w, w->cta.nwarps);
+        return;
+    }
+    for (uint32_t i = 0; i < w->cta.nwarps; i++)
+        w->lc->k->fn(&w->cta, i);
+}
+
+static const char *signal_name(int sig)
+{
+    switch (sig) {
+    case SIGSEGV: return "invalid memory access (SIGSEGV)";
+    case SIGBUS: return "misaligned or invalid memory access (SIGBUS)";
+    case SIGFPE: return "arithmetic exception (SIGFPE)";
+    default: return "illegal instruction (SIGILL)";
+    }
+}
+
+static void record_failure(launch_ctx *lc, worker *w, uint64_t cta)
+{
+    pthread_mutex_lock(&lc->lock);
+    if (!lc->status) {
+        lc->status = (rt_status)w->fault.kind;
+        const uint32_t *id = w->cta.ctaid;
+        if (w->fault.kind == RT_ERR_FAULT)
+            snprintf(lc->msg, sizeof lc->msg, "kernel '%s': %s at address 0x%lx in block (%u,%u,%u)",
+                     lc->k->name, signal_name(w->fault.sig), (unsigned long)w->fault.addr, id[0],
+                     id[1], id[2]);
+        else
+            snprintf(lc->msg, sizeof lc->msg, "kernel '%s': %s in block (%u,%u,%u)", lc->k->name,
+                     w->fault.msg, id[0], id[1], id[2]);
+        (void)cta;
+    }
+    pthread_mutex_unlock(&lc->lock);
+    atomic_store(&lc->failed, 1);
+}
+
+static int run_chunk(void *ctx, unsigned wi, uint64_t begin, uint64_t end)
+{
+    launch_ctx *lc = ctx;
+    worker *w = &lc->d->workers[wi];
+    if (atomic_load(&lc->failed))
+        return 1;
+    w->lc = lc;
+    w->cta.launch = &lc->launch;
+    w->cta.worker = w;
+    w->cta.shared = w->shared;
+    w->cta.nwarps = (lc->launch.nthreads + PTXJIT_WARP_SIZE - 1) / PTXJIT_WARP_SIZE;
+    volatile uint64_t i = begin;
+    if (RT_FAULT_TRY(&w->fault)) {
+        for (; i < end && !atomic_load(&lc->failed); i++)
+            run_cta(w, i);
+        rt_fault_disarm();
+        return 0;
+    }
+    record_failure(lc, w, i);
+    return 1;
+}
+
+static rt_status check_config(const rt_launch_cfg *c, char *msg, size_t msglen)
+{
+    uint64_t threads = (uint64_t)c->block[0] * c->block[1] * c->block[2];
+    for (int i = 0; i < 3; i++)
+        if (!c->grid[i] || !c->block[i]) {
+            snprintf(msg, msglen, "grid and block dimensions must be at least 1");
+            return RT_ERR_CONFIG;
+        }
+    if (threads > 1024) {
+        snprintf(msg, msglen, "block of %llu threads exceeds the limit of 1024",
+                 (unsigned long long)threads);
+        return RT_ERR_CONFIG;
+    }
+    return RT_OK;
+}
+
+rt_status rt_launch(rt_device *d, const rt_kernel *k, const rt_launch_cfg *cfg, char *msg,
+                    size_t msglen)
+{
+    rt_status st = check_config(cfg, msg, msglen);
+    if (st)
+        return st;
+    launch_ctx lc = {.d = d, .k = k};
+    pthread_mutex_init(&lc.lock, NULL);
+    for (int i = 0; i < 3; i++) {
+        lc.launch.nctaid[i] = cfg->grid[i];
+        lc.launch.ntid[i] = cfg->block[i];
+    }
+    lc.launch.nthreads = cfg->block[0] * cfg->block[1] * cfg->block[2];
+    lc.launch.dynamic_smem = cfg->dyn_smem;
+    lc.launch.params = cfg->params;
+    size_t align = k->dyn_smem_align ? k->dyn_smem_align : 16;
+    size_t smem = ((k->static_smem + align - 1) & ~(align - 1)) + cfg->dyn_smem;
+    uint32_t nwarps = (lc.launch.nthreads + PTXJIT_WARP_SIZE - 1) / PTXJIT_WARP_SIZE;
+    for (unsigned i = 0; i < d->nworkers; i++)
+        if (!worker_prepare(&d->workers[i], k, nwarps, smem ? smem : 1, lc.launch.nthreads)) {
+            snprintf(msg, msglen, "out of memory preparing workers for '%s'", k->name);
+            return RT_ERR_NOMEM;
+        }
+    lc.log = rt_printf_log_create();
+    if (!lc.log) {
+        snprintf(msg, msglen, "out of memory");
+        return RT_ERR_NOMEM;
+    }
+    uint64_t nctas = (uint64_t)cfg->grid[0] * cfg->grid[1] * cfg->grid[2];
+    rt_fault_install();
+    rt_pool_parallel_for(d->pool, nctas, 0, run_chunk, &lc);
+    rt_fault_uninstall();
+    rt_printf_log_flush(lc.log, cfg->printf_out ? cfg->printf_out : stdout);
+    rt_printf_log_destroy(lc.log);
+    pthread_mutex_destroy(&lc.lock);
+    if (lc.status)
+        snprintf(msg, msglen, "%s", lc.msg);
+    return lc.status;
+}

@@ -1,0 +1,60 @@
+/* launch.h - running a compiled kernel over a grid.
+ *
+ * A device owns the worker pool and each worker's reusable state (shared
+ * memory window, warp fibers).  A launch hands CTAs to workers in chunks;
+ * each CTA runs its warps in a loop, or as fibers when the kernel has
+ * barriers.  A fault, trap or failed assert stops the launch and is
+ * reported; the host process survives. */
+#ifndef RT_LAUNCH_H
+#define RT_LAUNCH_H
+
+#include "ptxjit/abi.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+typedef struct rt_kernel {
+    const char *name;
+    ptxjit_warp_fn fn;
+    uint32_t static_smem;    /* bytes */
+    uint32_t dyn_smem_align; /* alignment of the dynamic area */
+    bool uses_barriers;      /* run warps as fibers */
+} rt_kernel;
+
+typedef struct rt_launch_cfg {
+    uint32_t grid[3], block[3];
+    uint32_t dyn_smem;
+    const void *params;
+    FILE *printf_out;        /* kernel printf output; NULL = stdout */
+} rt_launch_cfg;
+
+typedef enum rt_status {
+    RT_OK = 0,
+    RT_ERR_CONFIG,           /* bad grid/block/shared size */
+    RT_ERR_FAULT,            /* invalid memory access, bus error, FPE */
+    RT_ERR_TRAP,             /* trap instruction */
+    RT_ERR_ASSERT,           /* failed device assert */
+    RT_ERR_NOMEM,
+} rt_status;
+
+typedef struct rt_device rt_device;
+
+/* threads = 0: $PTXJIT_THREADS, else the online CPU count. */
+rt_device *rt_device_create(unsigned threads);
+void rt_device_destroy(rt_device *d);
+unsigned rt_device_workers(const rt_device *d);
+
+/* Runs the kernel to completion.  On failure writes a message naming the
+ * kernel to msg. */
+rt_status rt_launch(rt_device *d, const rt_kernel *k, const rt_launch_cfg *cfg, char *msg,
+                    size_t msglen);
+
+/* The runtime entry points for jit_create(), from PTXJIT_RT_ENTRY_POINTS. */
+typedef struct rt_symbol {
+    const char *name;
+    void *addr;
+} rt_symbol;
+const rt_symbol *rt_entry_points(size_t *n);
+
+#endif

@@ -1,0 +1,66 @@
+/* shims.c - runtime entry points called from generated code (see
+ * PTXJIT_RT_ENTRY_POINTS in ptxjit/abi.h): printf, trap, assert, clocks,
+ * device heap. */
+#include "fault.h"
+#include "launch.h"
+#include "printf.h"
+#include "shims.h"
+
+#include <stdlib.h>
+#include <time.h>
+
+/* Returns what CUDA's printf returns: the number of arguments, or < 0. */
+int32_t ptxjit_rt_vprintf(ptxjit_cta *cta, uint32_t thread, const char *fmt, const void *args)
+{
+    if (!fmt)
+        return -1;
+    rt_strbuf sb = {0};
+    size_t bytes;
+    int n = rt_printf_format(&sb, fmt, args, SIZE_MAX);
+    if (n >= 0)
+        rt_shim_printf_record(cta, thread, sb.s ? sb.s : "", sb.len);
+    rt_strbuf_free(&sb);
+    return n < 0 ? -2 : rt_printf_arg_layout(fmt, &bytes);
+}
+
+void ptxjit_rt_trap(ptxjit_cta *cta, uint32_t line)
+{
+    (void)cta;
+    rt_fault_raise(RT_ERR_TRAP, "trap instruction executed (PTX line %u)", line);
+}
+
+void ptxjit_rt_assertfail(ptxjit_cta *cta, const char *msg, const char *file, uint32_t line,
+                          const char *func)
+{
+    rt_fault_raise(RT_ERR_ASSERT, "%s:%u: %s: block [%u,%u,%u]: Assertion `%s` failed",
+                   file ? file : "?", line, func ? func : "?", cta->ctaid[0], cta->ctaid[1],
+                   cta->ctaid[2], msg ? msg : "?");
+}
+
+uint64_t ptxjit_rt_clock64(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t ptxjit_rt_globaltimer(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void *ptxjit_rt_malloc(uint64_t size) { return malloc(size ? size : 1); }
+void ptxjit_rt_free(void *p) { free(p); }
+
+const rt_symbol *rt_entry_points(size_t *n)
+{
+    static const rt_symbol syms[] = {
+#define X(name, ret, params) {#name, (void *)name},
+        PTXJIT_RT_ENTRY_POINTS(X)
+#undef X
+    };
+    *n = sizeof syms / sizeof syms[0];
+    return syms;
+}
