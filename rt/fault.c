@@ -68,6 +68,11 @@ static void ensure_altstack(void)
 {
     if (altstack)
         return;
+    stack_t cur;
+    if (sigaltstack(NULL, &cur) == 0 && !(cur.ss_flags & SS_DISABLE)) {
+        altstack = cur.ss_sp; /* someone (e.g. ASan) installed one: keep it */
+        return;
+    }
     size_t size = 64 * 1024;
     altstack = malloc(size);
     if (!altstack)
