@@ -137,13 +137,31 @@ static bool worker_prepare(worker *w, const rt_kernel *k, uint32_t nwarps, size_
 
 /* ---- warps as fibers ---- */
 
+/* Leaves warp `from` for the next runnable warp, round robin, switching
+ * straight to it; back to the scheduler only when none can run. */
+static void yield_to_next(worker *w, uint32_t from)
+{
+    uint32_t n = w->cta.nwarps;
+    for (uint32_t k = 1; k <= n; k++) {
+        uint32_t i = (from + k) % n;
+        if (w->state[i] == WARP_RUNNABLE) {
+            if (i == from)
+                return; /* only this warp can run: keep going */
+            w->cur_warp = i;
+            rt_fiber_switch(&w->fibers[from], &w->fibers[i]);
+            return;
+        }
+    }
+    rt_fiber_switch(&w->fibers[from], &w->sched);
+}
+
 static void fiber_main(void *arg)
 {
     worker *w = arg;
     uint32_t warp = w->cur_warp;
     w->lc->k->fn(&w->cta, warp);
     w->state[warp] = WARP_DONE;
-    rt_fiber_switch(&w->fibers[warp], &w->sched);
+    yield_to_next(w, warp);
 }
 
 /* Every live warp is blocked at a barrier: the warps still missing have
@@ -175,9 +193,10 @@ static void run_warps_as_fibers(worker *w, uint32_t nwarps)
         if (!runnable)
             release_all(w, nwarps);
         for (uint32_t i = 0; i < nwarps; i++)
-            if (w->state[i] == WARP_RUNNABLE) {
+            if (w->state[i] == WARP_RUNNABLE) { /* warps pass control among themselves */
                 w->cur_warp = i;
                 rt_fiber_switch(&w->sched, &w->fibers[i]);
+                break;
             }
     }
 }
@@ -211,7 +230,7 @@ static void barrier_arrive(ptxjit_cta *cta, uint32_t warp, uint32_t id, uint32_t
                 w->state[i] = WARP_RUNNABLE;
     } else {
         w->state[warp] = (uint8_t)(WARP_BLOCKED + id);
-        rt_fiber_switch(&w->fibers[warp], &w->sched);
+        yield_to_next(w, warp);
     }
     if (op >= 0)
         *red = w->red_result[id];

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Builds and runs the benchmarks: ptxjit next to plain C + OpenMP, same run.
+# Usage: scripts/bench.sh [SCALE]   (default 1; smaller is faster)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/deps.sh
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build -j "$(nproc)" --target bench_kernels
+build/bin/bench_kernels "${1:-1}"
