@@ -309,19 +309,84 @@ static void lower_cvta(fn *F, const ptx_instr *in, LLVMValueRef mask)
     write_reg(F, &in->opds[0], to_type(F, v, PTX_TYPE_U64, t, false), t, false, mask);
 }
 
+/* ld/st with .relaxed/.acquire/.release/.volatile/.mmio: one scalar access
+ * per active lane, in lane order, atomic (monotonic, acquire, release) or
+ * volatile as DESIGN.md's memory-model table says. */
+typedef struct sem_access {
+    LLVMValueRef addrs, vals, out;
+    LLVMTypeRef t;
+    uint32_t size;
+    LLVMAtomicOrdering order;
+    bool is_volatile, is_store;
+} sem_access;
+
+static void sem_lane(fn *F, LLVMValueRef lane, void *ctx)
+{
+    lw *L = F->L;
+    sem_access *a = ctx;
+    LLVMValueRef p = LLVMBuildIntToPtr(L->b, LLVMBuildExtractElement(L->b, a->addrs, lane, ""), L->ptr, "");
+    LLVMValueRef v;
+    if (a->is_store)
+        v = LLVMBuildStore(L->b, LLVMBuildExtractElement(L->b, a->vals, lane, ""), p);
+    else
+        v = LLVMBuildLoad2(L->b, a->t, p, "");
+    LLVMSetAlignment(v, a->size);
+    if (a->is_volatile)
+        LLVMSetVolatile(v, true);
+    if (a->order != LLVMAtomicOrderingNotAtomic)
+        LLVMSetOrdering(v, a->order);
+    if (!a->is_store)
+        LLVMBuildStore(L->b, v, LLVMBuildGEP2(L->b, a->t, a->out, &lane, 1, ""));
+}
+
+static void lower_sem_access(fn *F, const ptx_instr *in, LLVMValueRef mask)
+{
+    lw *L = F->L;
+    bool store = in->op == PTX_OP_ST;
+    ptx_type t = (ptx_type)in->types[0];
+    uint32_t n = vec_count(in), size = ptx_type_size(t);
+    ptx_type it = size == 1 ? PTX_TYPE_B8 : size == 2 ? PTX_TYPE_B16 : size == 4 ? PTX_TYPE_B32 : PTX_TYPE_B64;
+    sem_access a = {.t = storage_int(L, t), .size = size, .is_store = store};
+    switch (in->mod[PTX_CAT_SEM]) {
+    case PTX_SEM_RELAXED: a.order = LLVMAtomicOrderingMonotonic; break;
+    case PTX_SEM_ACQUIRE: a.order = LLVMAtomicOrderingAcquire; break;
+    case PTX_SEM_RELEASE: a.order = LLVMAtomicOrderingRelease; break;
+    default: a.order = LLVMAtomicOrderingNotAtomic, a.is_volatile = true; break; /* volatile */
+    }
+    if (in->flags & PTX_FLAG_BIT(MMIO))
+        a.is_volatile = true;
+    LLVMValueRef base = address_of(F, in, &in->opds[store ? 0 : 1], in->mod[PTX_CAT_SPACE]);
+    for (uint32_t k = 0; k < n; k++) {
+        a.addrs = k ? LLVMBuildAdd(L->b, base, splat(L, const_i64(L, k * size)), "") : base;
+        const ptx_operand *o = &in->opds[store ? 1 : 0];
+        const ptx_operand *e = n > 1 ? &o->elems[k] : o;
+        if (store) {
+            a.vals = read_opd(F, e, it, false);
+        } else {
+            a.out = entry_alloca(F, vec_of(a.t), "ld.sem");
+            LLVMBuildStore(L->b, LLVMConstNull(vec_of(a.t)), a.out);
+        }
+        for_each_lane(F, mask, sem_lane, &a);
+        if (!store) {
+            LLVMValueRef v = LLVMBuildLoad2(L->b, vec_of(a.t), a.out, "");
+            write_reg(F, e, to_type(F, v, t, t, false), t, ptx_type_class(t) == 'S', mask);
+        }
+    }
+}
+
 bool lower_mem(fn *F, const ptx_instr *in, LLVMValueRef mask)
 {
     switch (in->op) {
     case PTX_OP_LD:
     case PTX_OP_LDU:
-        if (in->mod[PTX_CAT_SEM] && in->mod[PTX_CAT_SEM] != PTX_SEM_WEAK)
-            return false; /* .relaxed/.acquire/.volatile come with the memory model */
-        lower_ld(F, in, mask);
-        return true;
     case PTX_OP_ST:
-        if (in->mod[PTX_CAT_SEM] && in->mod[PTX_CAT_SEM] != PTX_SEM_WEAK)
-            return false;
-        lower_st(F, in, mask);
+        if ((in->mod[PTX_CAT_SEM] && in->mod[PTX_CAT_SEM] != PTX_SEM_WEAK) ||
+            (in->flags & PTX_FLAG_BIT(MMIO)))
+            lower_sem_access(F, in, mask);
+        else if (in->op == PTX_OP_ST)
+            lower_st(F, in, mask);
+        else
+            lower_ld(F, in, mask);
         return true;
     case PTX_OP_CVTA:
         lower_cvta(F, in, mask);
