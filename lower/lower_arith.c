@@ -267,6 +267,49 @@ static void lower_set(fn *F, const ptx_instr *in, LLVMValueRef mask)
 
 /* ---- families ---- */
 
+/* Carry chains: add.cc/addc/sub.cc/subc/mad.cc/madc share the warp's
+ * carry flag (a borrow for subtraction), one bit per lane. */
+static LLVMValueRef carry_slot(fn *F)
+{
+    if (!F->carry) {
+        F->carry = entry_alloca(F, vec_of(F->L->i1), "cc");
+        LLVMBuilderRef b = LLVMCreateBuilderInContext(F->L->ctx);
+        LLVMPositionBuilderBefore(b, F->alloca_ip);
+        LLVMBuildStore(b, LLVMConstNull(vec_of(F->L->i1)), F->carry);
+        LLVMDisposeBuilder(b);
+    }
+    return F->carry;
+}
+
+/* a + b + cin (or a - b - cin); the carry (borrow) out goes to the flag
+ * under the mask when the instruction has .cc. */
+static LLVMValueRef add_carry(fn *F, const ptx_instr *in, LLVMValueRef a, LLVMValueRef b,
+                              bool sub, bool cin, LLVMValueRef mask)
+{
+    lw *L = F->L;
+    LLVMBuilderRef bd = L->b;
+    LLVMTypeRef vt = LLVMTypeOf(a);
+    LLVMValueRef c = cin ? LLVMBuildLoad2(bd, vec_of(L->i1), carry_slot(F), "") : NULL;
+    LLVMValueRef c1 = c ? LLVMBuildZExt(bd, c, vt, "") : LLVMConstNull(vt);
+    LLVMValueRef r, out;
+    if (!sub) {
+        LLVMValueRef s1 = LLVMBuildAdd(bd, a, b, "");
+        r = LLVMBuildAdd(bd, s1, c1, "");
+        out = LLVMBuildOr(bd, LLVMBuildICmp(bd, LLVMIntULT, s1, a, ""),
+                          LLVMBuildICmp(bd, LLVMIntULT, r, s1, ""), "");
+    } else {
+        LLVMValueRef d1 = LLVMBuildSub(bd, a, b, "");
+        r = LLVMBuildSub(bd, d1, c1, "");
+        out = LLVMBuildOr(bd, LLVMBuildICmp(bd, LLVMIntULT, a, b, ""),
+                          LLVMBuildICmp(bd, LLVMIntULT, d1, c1, ""), "");
+    }
+    if (in->flags & PTX_FLAG_BIT(CC)) {
+        LLVMValueRef old = LLVMBuildLoad2(bd, vec_of(L->i1), carry_slot(F), "");
+        LLVMBuildStore(bd, LLVMBuildSelect(bd, mask, out, old, ""), carry_slot(F));
+    }
+    return r;
+}
+
 static bool lower_int_op(fn *F, const ptx_instr *in, ptx_type t, LLVMValueRef mask)
 {
     lw *L = F->L;
@@ -274,11 +317,17 @@ static bool lower_int_op(fn *F, const ptx_instr *in, ptx_type t, LLVMValueRef ma
     LLVMValueRef a, c, r = NULL;
     ptx_type rt = t;
     switch (in->op) {
+    case PTX_OP_ADDC:
+    case PTX_OP_SUBC:
+        r = add_carry(F, in, opd(F, in, 1, t), opd(F, in, 2, t), in->op == PTX_OP_SUBC, true, mask);
+        break;
     case PTX_OP_ADD:
     case PTX_OP_SUB:
-        if (in->flags & (PTX_FLAG_BIT(CC)))
-            return false; /* carry chains come with the integer work */
         a = opd(F, in, 1, t), c = opd(F, in, 2, t);
+        if (in->flags & PTX_FLAG_BIT(CC)) {
+            r = add_carry(F, in, a, c, in->op == PTX_OP_SUB, false, mask);
+            break;
+        }
         if (in->flags & PTX_FLAG_BIT(SAT)) /* .sat: s32 only */
             r = intrin2(F, in->op == PTX_OP_ADD ? "llvm.sadd.sat" : "llvm.ssub.sat", a, c);
         else
@@ -288,10 +337,14 @@ static bool lower_int_op(fn *F, const ptx_instr *in, ptx_type t, LLVMValueRef ma
         r = int_mul(F, in, opd(F, in, 1, t), opd(F, in, 2, t), t, &rt);
         break;
     case PTX_OP_MAD:
-        if (in->flags & (PTX_FLAG_BIT(CC) | PTX_FLAG_BIT(SAT)))
+    case PTX_OP_MADC:
+        if (in->flags & PTX_FLAG_BIT(SAT))
             return false;
         r = int_mul(F, in, opd(F, in, 1, t), opd(F, in, 2, t), t, &rt);
-        r = LLVMBuildAdd(b, r, opd(F, in, 3, rt), "");
+        if (in->op == PTX_OP_MADC || (in->flags & PTX_FLAG_BIT(CC)))
+            r = add_carry(F, in, r, opd(F, in, 3, rt), false, in->op == PTX_OP_MADC, mask);
+        else
+            r = LLVMBuildAdd(b, r, opd(F, in, 3, rt), "");
         break;
     case PTX_OP_DIV:
     case PTX_OP_REM:
@@ -532,7 +585,8 @@ bool lower_arith(fn *F, const ptx_instr *in, LLVMValueRef mask)
     case PTX_OP_ADD: case PTX_OP_SUB: case PTX_OP_MUL: case PTX_OP_MAD: case PTX_OP_DIV:
     case PTX_OP_ABS: case PTX_OP_NEG: case PTX_OP_MIN: case PTX_OP_MAX:
         return is_f(t) ? lower_float_op(F, in, t, mask) : lower_int_op(F, in, t, mask);
-    case PTX_OP_REM: case PTX_OP_SHL: case PTX_OP_SHR:
+    case PTX_OP_REM: case PTX_OP_SHL: case PTX_OP_SHR: case PTX_OP_ADDC: case PTX_OP_SUBC:
+    case PTX_OP_MADC:
         return lower_int_op(F, in, t, mask);
     case PTX_OP_FMA: case PTX_OP_SQRT: case PTX_OP_RCP: case PTX_OP_RSQRT: case PTX_OP_EX2:
     case PTX_OP_LG2: case PTX_OP_SIN: case PTX_OP_COS:

@@ -70,6 +70,7 @@ typedef struct fn {
     LLVMValueRef params_base;    /* kernel parameter buffer (entries) */
     LLVMValueRef shared_base;    /* CTA shared window */
     LLVMValueRef alloca_ip;      /* allocas go before this in the entry block */
+    LLVMValueRef carry;          /* carry flag of add.cc/addc chains, <32 x i1>, lazily */
 } fn;
 
 /* lower.c */
