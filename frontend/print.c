@@ -20,6 +20,10 @@ static void put(out *o, const char *fmt, ...)
 {
     if (o->oom)
         return;
+    if (!o->s && !(o->s = malloc(o->cap = 4096))) {
+        o->oom = true;
+        return;
+    }
     for (;;) {
         va_list ap;
         va_start(ap, fmt);

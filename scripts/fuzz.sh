@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Fuzzes the PTX parser with libFuzzer for a bounded time, seeded with every
+# .ptx under tests/ptx.  Crashes, hangs and leaks are copied to
+# tests/fuzz/crashes/ and fail the script.
+#   FUZZ_SECONDS (default 60), FUZZ_BUILD_DIR (default build-fuzz)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${FUZZ_SECONDS:-60}
+build=${FUZZ_BUILD_DIR:-build-fuzz}
+cc=$(command -v clang-19 || command -v clang || true)
+if [ -z "$cc" ]; then
+    echo "fuzz: SKIP: no clang found (install clang-19)"
+    exit 0
+fi
+CC=$cc cmake -S . -B "$build" -DPTXJIT_FUZZ=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
+cmake --build "$build" --target fuzz_parse -j "$(nproc)" >/dev/null
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/corpus" "$work/artifacts"
+find tests/ptx -name '*.ptx' -size -64k -exec cp {} "$work/corpus/" \;
+echo "fuzz: $(ls "$work/corpus" | wc -l) seeds, ${seconds} s"
+status=0
+"$build/bin/fuzz_parse" "$work/corpus" -max_total_time="$seconds" -max_len=65536 -timeout=10 \
+    -rss_limit_mb=2048 -dict=tests/fuzz/ptx.dict -artifact_prefix="$work/artifacts/" \
+    -print_final_stats=1 >"$work/log" 2>&1 || status=$?
+tail -n 15 "$work/log"
+if ls "$work/artifacts"/* >/dev/null 2>&1; then
+    mkdir -p tests/fuzz/crashes
+    cp "$work/artifacts"/* tests/fuzz/crashes/
+    echo "fuzz: FAILED: findings copied to tests/fuzz/crashes/:"
+    ls tests/fuzz/crashes
+    exit 1
+fi
+[ "$status" = 0 ] || { echo "fuzz: FAILED (exit $status)"; exit 1; }
+echo "fuzz: no findings"
