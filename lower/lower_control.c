@@ -415,6 +415,7 @@ bool lower_sync(fn *F, const ptx_instr *in, LLVMValueRef mask)
         return true;
     }
     case PTX_OP_TRAP:
+    case PTX_OP_BRKPT: /* no debugger attached: a breakpoint stops the kernel */
         lower_trap(F, in, mask);
         return true;
     case PTX_OP_NANOSLEEP:

@@ -165,6 +165,18 @@ static LLVMValueRef is_contiguous(fn *F, LLVMValueRef addrs, uint32_t size)
     return call_intrinsic(L, "llvm.vector.reduce.and", &vt, 1, &eq, 1);
 }
 
+/* All lanes read one address (and at least one lane is active). */
+static LLVMValueRef is_uniform_addr(fn *F, LLVMValueRef addrs, LLVMValueRef mask)
+{
+    lw *L = F->L;
+    LLVMValueRef first = LLVMBuildExtractElement(L->b, addrs, const_i32(L, 0), "");
+    LLVMValueRef eq = LLVMBuildICmp(L->b, LLVMIntEQ, addrs, splat(L, first), "");
+    LLVMTypeRef vt = vec_of(L->i1);
+    LLVMValueRef all = call_intrinsic(L, "llvm.vector.reduce.and", &vt, 1, &eq, 1);
+    LLVMValueRef any = call_intrinsic(L, "llvm.vector.reduce.or", &vt, 1, &mask, 1);
+    return LLVMBuildAnd(L->b, all, any, "");
+}
+
 LLVMValueRef masked_load(fn *F, LLVMValueRef addrs, LLVMTypeRef elem, uint32_t align,
                          LLVMValueRef mask)
 {
@@ -172,9 +184,20 @@ LLVMValueRef masked_load(fn *F, LLVMValueRef addrs, LLVMTypeRef elem, uint32_t a
     LLVMTypeRef vt = vec_of(elem), pvt = vec_of(L->ptr);
     LLVMValueRef passthru = LLVMConstNull(vt);
     LLVMValueRef alignv = const_i32(L, align);
+    LLVMBasicBlockRef uni = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "ld.uniform");
+    LLVMBasicBlockRef vary = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "ld.varying");
     LLVMBasicBlockRef fast = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "ld.vec");
     LLVMBasicBlockRef slow = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "ld.gather");
     LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "ld.join");
+    LLVMBuildCondBr(L->b, is_uniform_addr(F, addrs, mask), uni, vary);
+    LLVMPositionBuilderAtEnd(L->b, uni); /* one scalar load, broadcast */
+    LLVMValueRef p = LLVMBuildIntToPtr(
+        L->b, LLVMBuildExtractElement(L->b, addrs, const_i32(L, 0), ""), L->ptr, "");
+    LLVMValueRef sv = LLVMBuildLoad2(L->b, elem, p, "");
+    LLVMSetAlignment(sv, align);
+    LLVMValueRef v0 = splat(L, sv);
+    LLVMBuildBr(L->b, join);
+    LLVMPositionBuilderAtEnd(L->b, vary);
     LLVMBuildCondBr(L->b, is_contiguous(F, addrs, align), fast, slow);
     LLVMPositionBuilderAtEnd(L->b, fast);
     LLVMValueRef p0 = LLVMBuildIntToPtr(
@@ -191,9 +214,9 @@ LLVMValueRef masked_load(fn *F, LLVMValueRef addrs, LLVMTypeRef elem, uint32_t a
     LLVMBuildBr(L->b, join);
     LLVMPositionBuilderAtEnd(L->b, join);
     LLVMValueRef phi = LLVMBuildPhi(L->b, vt, "");
-    LLVMValueRef vals[2] = {v1, v2};
-    LLVMBasicBlockRef bbs[2] = {fast, slow};
-    LLVMAddIncoming(phi, vals, bbs, 2);
+    LLVMValueRef vals[3] = {v0, v1, v2};
+    LLVMBasicBlockRef bbs[3] = {uni, fast, slow};
+    LLVMAddIncoming(phi, vals, bbs, 3);
     return phi;
 }
 
