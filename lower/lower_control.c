@@ -419,6 +419,8 @@ bool lower_sync(fn *F, const ptx_instr *in, LLVMValueRef mask)
         lower_trap(F, in, mask);
         return true;
     case PTX_OP_NANOSLEEP:
+    case PTX_OP_GRIDDEPCONTROL_WAIT: /* launches run one after another */
+    case PTX_OP_GRIDDEPCONTROL_LAUNCH_DEPENDENTS:
         return true;
     default:
         return false;

@@ -117,6 +117,7 @@ bool lower_arith(fn *F, const ptx_instr *in, LLVMValueRef mask);
 bool lower_warp(fn *F, const ptx_instr *in, LLVMValueRef mask);
 bool lower_atomic(fn *F, const ptx_instr *in, LLVMValueRef mask);
 bool lower_bits(fn *F, const ptx_instr *in, LLVMValueRef mask);
+bool lower_intmix(fn *F, const ptx_instr *in, LLVMValueRef mask);
 
 /* lower_live.c */
 void analyze_liveness(fn *F);

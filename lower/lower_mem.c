@@ -397,6 +397,46 @@ static void lower_sem_access(fn *F, const ptx_instr *in, LLVMValueRef mask)
     }
 }
 
+/* cp.async [dst], [src], cp-size{, src-size}: the copy happens at once
+ * (a completed async copy satisfies every later wait); bytes past
+ * src-size are zero-filled. */
+typedef struct async_copy {
+    LLVMValueRef dst, src, src_size;
+    uint64_t cp_size;
+} async_copy;
+
+static void copy_lane(fn *F, LLVMValueRef lane, void *ctx)
+{
+    lw *L = F->L;
+    async_copy *c = ctx;
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef d = LLVMBuildIntToPtr(b, LLVMBuildExtractElement(b, c->dst, lane, ""), L->ptr, "");
+    LLVMValueRef s = LLVMBuildIntToPtr(b, LLVMBuildExtractElement(b, c->src, lane, ""), L->ptr, "");
+    LLVMValueRef n = c->src_size ? LLVMBuildExtractElement(b, c->src_size, lane, "") : const_i64(L, c->cp_size);
+    n = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntUGT, n, const_i64(L, c->cp_size), ""), const_i64(L, c->cp_size), n, "");
+    LLVMBuildMemCpy(b, d, 1, s, 1, n);
+    LLVMValueRef rest = LLVMBuildSub(b, const_i64(L, c->cp_size), n, "");
+    LLVMBuildMemSet(b, LLVMBuildGEP2(b, L->i8, d, &n, 1, ""), LLVMConstInt(L->i8, 0, false), rest, 1);
+}
+
+static bool lower_cp_async(fn *F, const ptx_instr *in, LLVMValueRef mask)
+{
+    lw *L = F->L;
+    if (in->opds[2].kind != PTX_OPD_IMM) {
+        lw_error(L, in->loc, "cp.async needs a constant copy size");
+        return true;
+    }
+    async_copy c = {.cp_size = in->opds[2].imm};
+    c.dst = address_of(F, in, &in->opds[0], in->mod[PTX_CAT_SPACE]);
+    c.src = address_of(F, in, &in->opds[1], in->mod[PTX_CAT_SPACE2]);
+    if (in->nopds > 3 && in->opds[3].kind != PTX_OPD_NAME) /* src-size (not a cache policy) */
+        c.src_size = read_opd(F, &in->opds[3], PTX_TYPE_U64, false);
+    else if (in->nopds > 3 && in->opds[3].var && ptx_type_size(in->opds[3].var->type) == 4)
+        c.src_size = read_opd(F, &in->opds[3], PTX_TYPE_U64, false);
+    for_each_lane(F, mask, copy_lane, &c);
+    return true;
+}
+
 bool lower_mem(fn *F, const ptx_instr *in, LLVMValueRef mask)
 {
     switch (in->op) {
@@ -414,9 +454,17 @@ bool lower_mem(fn *F, const ptx_instr *in, LLVMValueRef mask)
     case PTX_OP_CVTA:
         lower_cvta(F, in, mask);
         return true;
+    case PTX_OP_CP_ASYNC:
+        return lower_cp_async(F, in, mask);
+    case PTX_OP_CP_ASYNC_COMMIT_GROUP:
+    case PTX_OP_CP_ASYNC_WAIT_GROUP:
+    case PTX_OP_CP_ASYNC_WAIT_ALL:
+        return true; /* copies complete when issued */
     case PTX_OP_PREFETCH:
     case PTX_OP_PREFETCHU:
-        return true; /* a hint */
+    case PTX_OP_APPLYPRIORITY:
+    case PTX_OP_DISCARD: /* leaves the data undefined: keeping it is allowed */
+        return true; /* cache hints */
     default:
         return false;
     }
