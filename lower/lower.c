@@ -309,7 +309,7 @@ static void lower_module_var(lw *L, const ptx_var *v)
 
 /* .func signature: i32 f(ptr cta, i32 warp, i32 mask, ptr ret..., ptr param...)
  * returning the lanes that returned normally (the others exited). */
-static LLVMTypeRef func_type(lw *L, const ptx_func *f)
+LLVMTypeRef lower_func_type(lw *L, const ptx_func *f)
 {
     uint32_t n = 3 + f->nrets + f->nparams;
     LLVMTypeRef *p = calloc(n, sizeof *p);
@@ -362,7 +362,7 @@ static void declare_function(lw *L, const ptx_func *f)
         snprintf(name, sizeof name, "ptxjit.func.%s", f->name);
         fnv = LLVMGetNamedFunction(L->mod, name);
         if (!fnv) {
-            fnv = LLVMAddFunction(L->mod, name, func_type(L, f));
+            fnv = LLVMAddFunction(L->mod, name, lower_func_type(L, f));
             LLVMSetLinkage(fnv, LLVMInternalLinkage);
         }
     }

@@ -262,6 +262,54 @@ static bool lower_extern_call(fn *F, const ptx_instr *in, const ptx_func *callee
     return true;
 }
 
+/* The declaration an indirect call goes by: its .callprototype, or the
+ * first function of its .calltargets list. */
+static const ptx_func *indirect_signature(fn *F, const ptx_instr *in, uint32_t proto_index)
+{
+    if (proto_index >= in->nopds || in->opds[proto_index].label < 0)
+        return NULL;
+    const ptx_stmt *s = &F->f->body[in->opds[proto_index].label];
+    if (s->kind == PTX_STMT_PROTOTYPE)
+        return s->proto;
+    return s->kind == PTX_STMT_CALLTARGETS && s->ntargets ? s->targets[0].func : NULL;
+}
+
+/* Calls through per-lane function addresses: one call per distinct target,
+ * each with the lanes holding it; returns the lanes that returned. */
+static LLVMValueRef call_indirect(fn *F, const ptx_operand *target, LLVMTypeRef ft,
+                                  LLVMValueRef *av, unsigned n, LLVMValueRef mask)
+{
+    lw *L = F->L;
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef addrs = read_opd(F, target, PTX_TYPE_U64, false);
+    LLVMValueRef all = mask_bits(F, mask);
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
+    LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "icall.loop");
+    LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "icall.body");
+    LLVMBasicBlockRef out = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "icall.done");
+    LLVMBuildBr(b, loop);
+    LLVMPositionBuilderAtEnd(b, loop);
+    LLVMValueRef left = LLVMBuildPhi(b, L->i32, "left"), done = LLVMBuildPhi(b, L->i32, "returned");
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntNE, left, const_i32(L, 0), ""), body, out);
+    LLVMPositionBuilderAtEnd(b, body);
+    LLVMValueRef first = call_intrinsic(L, "llvm.cttz", &L->i32, 1,
+                                        (LLVMValueRef[]){left, LLVMConstInt(L->i1, 1, false)}, 2);
+    LLVMValueRef t = LLVMBuildExtractElement(b, addrs, first, "");
+    LLVMValueRef same = LLVMBuildICmp(b, LLVMIntEQ, addrs, splat(L, t), "");
+    LLVMValueRef group = LLVMBuildAnd(b, mask_bits(F, same), left, "");
+    av[2] = group;
+    LLVMValueRef r = LLVMBuildCall2(b, ft, LLVMBuildIntToPtr(b, t, L->ptr, ""), av, n, "");
+    LLVMValueRef left2 = LLVMBuildAnd(b, left, LLVMBuildNot(b, group, ""), "");
+    LLVMValueRef done2 = LLVMBuildOr(b, done, r, "");
+    LLVMBuildBr(b, loop);
+    LLVMValueRef lv[2] = {all, left2}, dv[2] = {const_i32(L, 0), done2};
+    LLVMBasicBlockRef from[2] = {pre, body};
+    LLVMPositionBuilderAtEnd(b, out);
+    LLVMAddIncoming(left, lv, from, 2);
+    LLVMAddIncoming(done, dv, from, 2);
+    return done;
+}
+
 bool lower_call(fn *F, const ptx_instr *in, LLVMValueRef mask)
 {
     if (in->op != PTX_OP_CALL)
@@ -274,13 +322,13 @@ bool lower_call(fn *F, const ptx_instr *in, LLVMValueRef mask)
     const ptx_operand *target = &in->opds[i++];
     if (i < in->nopds && in->opds[i].kind == PTX_OPD_LIST)
         args = &in->opds[i++];
-    const ptx_func *callee = target->func;
+    const ptx_func *callee = target->func ? target->func : indirect_signature(F, in, i);
+    LLVMValueRef fnv = target->func ? ptrmap_get(&L->funcs, callee) : NULL;
     if (!callee) {
-        lw_error(L, in->loc, "indirect calls are not supported yet");
+        lw_error(L, in->loc, "indirect call without a usable .callprototype");
         return true;
     }
-    LLVMValueRef fnv = ptrmap_get(&L->funcs, callee);
-    if (!fnv)
+    if (target->func && !fnv)
         return lower_extern_call(F, in, callee, rets, args, mask);
     uint32_t nr = rets ? rets->nelems : 0, na = args ? args->nelems : 0;
     if (nr != callee->nrets || na != callee->nparams) {
@@ -298,7 +346,8 @@ bool lower_call(fn *F, const ptx_instr *in, LLVMValueRef mask)
         LLVMValueRef unused;
         av[3 + nr + k] = call_operand(F, &args->elems[k], callee->params[k], false, &unused);
     }
-    LLVMValueRef returned = LLVMBuildCall2(L->b, LLVMGlobalGetValueType(fnv), fnv, av, n, "");
+    LLVMValueRef returned = fnv ? LLVMBuildCall2(L->b, LLVMGlobalGetValueType(fnv), fnv, av, n, "")
+                                : call_indirect(F, target, lower_func_type(L, callee), av, n, mask);
     LLVMValueRef rmask = LLVMBuildBitCast(L->b, returned, vec_of(L->i1), "");
     for (uint32_t k = 0; k < nr; k++)
         if (temps[k]) {

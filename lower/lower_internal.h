@@ -91,6 +91,9 @@ LLVMValueRef mask_bits(fn *F, LLVMValueRef mask); /* <32 x i1> -> i32 */
 typedef void (*lane_fn)(fn *F, LLVMValueRef lane, void *ctx);
 void for_each_lane(fn *F, LLVMValueRef mask, lane_fn body, void *ctx);
 
+/* The LLVM type of a .func (or .callprototype): i32 (ptr, i32, i32, ptr...). */
+LLVMTypeRef lower_func_type(lw *L, const ptx_func *f);
+
 /* lower_value.c: registers, operands, special registers */
 LLVMTypeRef scalar_type(lw *L, ptx_type t);     /* the arithmetic type: iN, float, double, half */
 LLVMTypeRef storage_int(lw *L, ptx_type t);     /* iN of the type's size (i1 for pred) */
