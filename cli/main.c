@@ -1,6 +1,7 @@
 /* main.c - the ptxjit command: a thin layer over the library.
  * Exit codes: 0 success, 1 kernel runtime failure, 2 usage or PTX error. */
 #include "ptx.h"
+#include "read_file.h"
 #include "run.h"
 
 #include <errno.h>
@@ -48,44 +49,12 @@ static const char usage[] =
     "FILE may be '-' for standard input.\n"
     "exit status: 0 success, 1 kernel failure, 2 usage or PTX error\n";
 
-/* Reads a whole file (or stdin for "-"); NULL with errno set on failure. */
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap)
-            break;
-        char *nb = cap < (SIZE_MAX >> 1) ? realloc(buf, cap *= 2) : NULL;
-        if (!nb) {
-            free(buf);
-            buf = NULL;
-            errno = ENOMEM;
-        }
-        buf = nb;
-    }
-    int err = ferror(f) ? EIO : 0;
-    if (f != stdin)
-        fclose(f);
-    if (buf && err) {
-        free(buf);
-        errno = err;
-        return NULL;
-    }
-    *len = n;
-    return buf;
-}
-
 /* Parses and checks one file; prints diagnostics; returns the module or
  * NULL (with *status set) when the file is unreadable or invalid. */
 static ptx_module *load(const char *path, int *status)
 {
     size_t len;
-    char *src = read_file(path, &len);
+    char *src = cli_read_file(path, &len);
     if (!src) {
         fprintf(stderr, "ptxjit: cannot read '%s': %s\n", path, strerror(errno));
         *status = EXIT_USAGE;

@@ -5,6 +5,7 @@
 #include "run.h"
 
 #include "ptxjit/ptxjit.h"
+#include "read_file.h"
 #include "run_args.h"
 
 #include <errno.h>
@@ -93,28 +94,6 @@ static int parse_opts(int argc, char **argv, run_opts *o)
                            optind < argc ? argv[optind + 1 < argc ? optind + 1 : optind] : "", "");
     o->path = argv[optind];
     return EXIT_OK;
-}
-
-static char *read_all(const char *path, size_t *len)
-{
-    FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap)
-            break;
-        char *nb = realloc(buf, cap *= 2);
-        if (!nb)
-            free(buf);
-        buf = nb;
-    }
-    if (f != stdin)
-        fclose(f);
-    *len = n;
-    return buf;
 }
 
 static const ptxjit_kernel *pick_kernel(const ptxjit_module *m, const char *name, const char *path)
@@ -269,7 +248,7 @@ int cmd_run(int argc, char **argv)
     if (rc != EXIT_OK)
         goto out;
     size_t len;
-    char *src = read_all(o.path, &len);
+    char *src = cli_read_file(o.path, &len);
     if (!src) {
         fprintf(stderr, "ptxjit run: cannot read '%s': %s\n", o.path, strerror(errno));
         rc = EXIT_USAGE;
