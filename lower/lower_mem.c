@@ -437,6 +437,53 @@ static bool lower_cp_async(fn *F, const ptx_instr *in, LLVMValueRef mask)
     return true;
 }
 
+/* alloca.u64 ptr, size{, align}: per-lane stack memory in the warp's frame
+ * (a local-space address is a real address here); stacksave/stackrestore
+ * bracket it.  The stack pointer is one for the warp. */
+typedef struct stack_alloc {
+    LLVMValueRef sizes, out;
+    uint32_t align;
+} stack_alloc;
+
+static void alloca_lane(fn *F, LLVMValueRef lane, void *ctx)
+{
+    lw *L = F->L;
+    stack_alloc *a = ctx;
+    LLVMValueRef n = LLVMBuildExtractElement(L->b, a->sizes, lane, "");
+    LLVMValueRef p = LLVMBuildArrayAlloca(L->b, L->i8, n, "alloca");
+    LLVMSetAlignment(p, a->align);
+    LLVMBuildStore(L->b, LLVMBuildPtrToInt(L->b, p, L->i64, ""),
+                   LLVMBuildGEP2(L->b, L->i64, a->out, &lane, 1, ""));
+}
+
+static bool lower_stack(fn *F, const ptx_instr *in, LLVMValueRef mask)
+{
+    lw *L = F->L;
+    if (in->op == PTX_OP_ALLOCA) {
+        stack_alloc a = {.align = in->nopds > 2 ? (uint32_t)in->opds[2].imm : 8};
+        if (a.align == 0 || (a.align & (a.align - 1))) {
+            lw_error(L, in->loc, "alloca alignment must be a power of two");
+            return true;
+        }
+        a.sizes = read_opd(F, &in->opds[1], PTX_TYPE_U64, false);
+        a.out = entry_alloca(F, vec_of(L->i64), "alloca.ptrs");
+        for_each_lane(F, mask, alloca_lane, &a);
+        LLVMValueRef v = LLVMBuildLoad2(L->b, vec_of(L->i64), a.out, "");
+        write_reg(F, &in->opds[0], to_type(F, v, PTX_TYPE_U64, (ptx_type)in->types[0], false),
+                  (ptx_type)in->types[0], false, mask);
+    } else if (in->op == PTX_OP_STACKSAVE) {
+        LLVMValueRef sp = call_intrinsic(L, "llvm.stacksave", &L->ptr, 1, NULL, 0);
+        write_reg(F, &in->opds[0], splat(L, LLVMBuildPtrToInt(L->b, sp, L->i64, "")), PTX_TYPE_U64,
+                  false, mask);
+    } else {
+        LLVMValueRef v = read_opd(F, &in->opds[0], PTX_TYPE_U64, false);
+        LLVMValueRef sp = LLVMBuildIntToPtr(L->b, LLVMBuildExtractElement(L->b, v, const_i32(L, 0), ""),
+                                            L->ptr, "");
+        call_intrinsic(L, "llvm.stackrestore", &L->ptr, 1, &sp, 1);
+    }
+    return true;
+}
+
 bool lower_mem(fn *F, const ptx_instr *in, LLVMValueRef mask)
 {
     switch (in->op) {
@@ -456,6 +503,10 @@ bool lower_mem(fn *F, const ptx_instr *in, LLVMValueRef mask)
         return true;
     case PTX_OP_CP_ASYNC:
         return lower_cp_async(F, in, mask);
+    case PTX_OP_ALLOCA:
+    case PTX_OP_STACKSAVE:
+    case PTX_OP_STACKRESTORE:
+        return lower_stack(F, in, mask);
     case PTX_OP_CP_ASYNC_COMMIT_GROUP:
     case PTX_OP_CP_ASYNC_WAIT_GROUP:
     case PTX_OP_CP_ASYNC_WAIT_ALL:
