@@ -189,7 +189,10 @@ LLVMValueRef masked_load(fn *F, LLVMValueRef addrs, LLVMTypeRef elem, uint32_t a
     LLVMBasicBlockRef fast = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "ld.vec");
     LLVMBasicBlockRef slow = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "ld.gather");
     LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "ld.join");
-    LLVMBuildCondBr(L->b, is_uniform_addr(F, addrs, mask), uni, vary);
+    /* consecutive first: the common case */
+    LLVMBuildCondBr(L->b, is_contiguous(F, addrs, align), fast, vary);
+    LLVMPositionBuilderAtEnd(L->b, vary);
+    LLVMBuildCondBr(L->b, is_uniform_addr(F, addrs, mask), uni, slow);
     LLVMPositionBuilderAtEnd(L->b, uni); /* one scalar load, broadcast */
     LLVMValueRef p = LLVMBuildIntToPtr(
         L->b, LLVMBuildExtractElement(L->b, addrs, const_i32(L, 0), ""), L->ptr, "");
@@ -197,8 +200,6 @@ LLVMValueRef masked_load(fn *F, LLVMValueRef addrs, LLVMTypeRef elem, uint32_t a
     LLVMSetAlignment(sv, align);
     LLVMValueRef v0 = splat(L, sv);
     LLVMBuildBr(L->b, join);
-    LLVMPositionBuilderAtEnd(L->b, vary);
-    LLVMBuildCondBr(L->b, is_contiguous(F, addrs, align), fast, slow);
     LLVMPositionBuilderAtEnd(L->b, fast);
     LLVMValueRef p0 = LLVMBuildIntToPtr(
         L->b, LLVMBuildExtractElement(L->b, addrs, const_i32(L, 0), ""), L->ptr, "");
