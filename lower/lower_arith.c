@@ -526,6 +526,8 @@ static bool lower_cvt(fn *F, const ptx_instr *in, LLVMValueRef mask)
     ptx_type dt = (ptx_type)in->types[0], st = (ptx_type)in->types[1];
     if (in->nopds != 2 || dt == PTX_TYPE_F16X2 || dt == PTX_TYPE_BF16X2 || ptx_type_size(dt) > 8)
         return false;
+    if (dt == PTX_TYPE_F16 || dt == PTX_TYPE_BF16 || st == PTX_TYPE_F16 || st == PTX_TYPE_BF16)
+        return lower_half_cvt(F, in, mask);
     LLVMTypeRef dst_t = scalar_type(L, dt);
     LLVMValueRef a = read_opd(F, &in->opds[1], st, is_signed(st)), r;
     uint8_t rnd = in->mod[PTX_CAT_ROUND];

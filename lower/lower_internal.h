@@ -121,6 +121,8 @@ bool lower_warp(fn *F, const ptx_instr *in, LLVMValueRef mask);
 bool lower_atomic(fn *F, const ptx_instr *in, LLVMValueRef mask);
 bool lower_bits(fn *F, const ptx_instr *in, LLVMValueRef mask);
 bool lower_intmix(fn *F, const ptx_instr *in, LLVMValueRef mask);
+bool lower_half(fn *F, const ptx_instr *in, LLVMValueRef mask);
+bool lower_half_cvt(fn *F, const ptx_instr *in, LLVMValueRef mask);
 
 /* lower_live.c */
 void analyze_liveness(fn *F);
