@@ -386,6 +386,25 @@ static LLVMValueRef fbin(fn *F, ptx_opcode op, LLVMValueRef a, LLVMValueRef c)
     }
 }
 
+static bool is_directed(const ptx_instr *in)
+{
+    uint8_t r = in->mod[PTX_CAT_ROUND];
+    return r == PTX_ROUND_RZ || r == PTX_ROUND_RM || r == PTX_ROUND_RP;
+}
+
+/* .rz/.rm/.rp: see lower_round.c. */
+static bool lower_directed(fn *F, const ptx_instr *in, ptx_type t, LLVMValueRef mask)
+{
+    LLVMValueRef x[3] = {0};
+    for (uint32_t i = 1; i < in->nopds && i < 4; i++)
+        x[i - 1] = fopd(F, in, i, t);
+    LLVMValueRef r = round_directed(F, in, t, x);
+    if (!r)
+        return float_round_ok(F, in), true; /* reports the unsupported combination */
+    dst(F, in, fres(F, in, r, t), t, mask);
+    return true;
+}
+
 static bool lower_float_op(fn *F, const ptx_instr *in, ptx_type t, LLVMValueRef mask)
 {
     lw *L = F->L;
@@ -398,12 +417,16 @@ static bool lower_float_op(fn *F, const ptx_instr *in, ptx_type t, LLVMValueRef 
     case PTX_OP_SUB:
     case PTX_OP_MUL:
     case PTX_OP_DIV:
+        if (is_directed(in))
+            return lower_directed(F, in, t, mask);
         if (!float_round_ok(F, in))
             return true;
         r = fbin(F, in->op, fopd(F, in, 1, t), fopd(F, in, 2, t));
         break;
     case PTX_OP_FMA:
     case PTX_OP_MAD: {
+        if (is_directed(in))
+            return lower_directed(F, in, t, mask);
         if (!float_round_ok(F, in))
             return true;
         LLVMValueRef args[3] = {fopd(F, in, 1, t), fopd(F, in, 2, t), fopd(F, in, 3, t)};
@@ -420,11 +443,15 @@ static bool lower_float_op(fn *F, const ptx_instr *in, ptx_type t, LLVMValueRef 
                     fopd(F, in, 2, t));
         break;
     case PTX_OP_SQRT:
+        if (is_directed(in))
+            return lower_directed(F, in, t, mask);
         if (!float_round_ok(F, in))
             return true;
         r = intrin1(F, "llvm.sqrt", fopd(F, in, 1, t));
         break;
     case PTX_OP_RCP:
+        if (is_directed(in))
+            return lower_directed(F, in, t, mask);
         if (!float_round_ok(F, in))
             return true;
         r = LLVMBuildFDiv(L->b, vreal(F, st, 1.0), fopd(F, in, 1, t), "");
@@ -541,11 +568,19 @@ static bool lower_cvt(fn *F, const ptx_instr *in, LLVMValueRef mask)
         LLVMTypeRef tys[2] = {vec_of(dst_t), LLVMTypeOf(a)};
         r = call_intrinsic(L, is_signed(dt) ? "llvm.fptosi.sat" : "llvm.fptoui.sat", tys, 2, &a, 1);
     } else if (!is_f(st) && is_f(dt)) {
-        if (rnd && rnd != PTX_ROUND_RN) {
+        bool exact_in_f64 = ptx_type_size(st) <= 4;
+        if (rnd && rnd != PTX_ROUND_RN && !(exact_in_f64 && (rnd == PTX_ROUND_RZ || rnd == PTX_ROUND_RM ||
+                                                             rnd == PTX_ROUND_RP))) {
             lw_error(L, in->loc, "cvt rounding .%s is not supported yet", ptx_mod_text(PTX_CAT_ROUND, rnd));
             return true;
         }
-        r = is_signed(st) ? LLVMBuildSIToFP(L->b, a, vec_of(dst_t), "") : LLVMBuildUIToFP(L->b, a, vec_of(dst_t), "");
+        if (rnd && rnd != PTX_ROUND_RN) { /* 32-bit integers are exact in f64 */
+            r = is_signed(st) ? LLVMBuildSIToFP(L->b, a, vec_of(L->f64), "") : LLVMBuildUIToFP(L->b, a, vec_of(L->f64), "");
+            if (dt == PTX_TYPE_F32)
+                r = narrow_directed(F, r, rnd);
+        } else {
+            r = is_signed(st) ? LLVMBuildSIToFP(L->b, a, vec_of(dst_t), "") : LLVMBuildUIToFP(L->b, a, vec_of(dst_t), "");
+        }
         r = fres(F, in, r, dt);
     } else if (is_f(st) && is_f(dt)) {
         a = ftz(F, in, a, st);
@@ -553,11 +588,13 @@ static bool lower_cvt(fn *F, const ptx_instr *in, LLVMValueRef mask)
         if (ds > ss) {
             r = LLVMBuildFPExt(L->b, a, vec_of(dst_t), "");
         } else if (ds < ss) {
-            if (rnd && rnd != PTX_ROUND_RN) {
+            if (rnd == PTX_ROUND_RZ || rnd == PTX_ROUND_RM || rnd == PTX_ROUND_RP)
+                r = narrow_directed(F, a, rnd); /* f64 -> f32 */
+            else if (rnd && rnd != PTX_ROUND_RN) {
                 lw_error(L, in->loc, "cvt rounding .%s is not supported yet", ptx_mod_text(PTX_CAT_ROUND, rnd));
                 return true;
-            }
-            r = LLVMBuildFPTrunc(L->b, a, vec_of(dst_t), "");
+            } else
+                r = LLVMBuildFPTrunc(L->b, a, vec_of(dst_t), "");
         } else if (dt == st) { /* cvt.rni.f32.f32: round to integral */
             const char *rf = rnd == PTX_ROUND_RNI ? "llvm.roundeven" : rnd == PTX_ROUND_RMI ? "llvm.floor"
                            : rnd == PTX_ROUND_RPI ? "llvm.ceil" : rnd == PTX_ROUND_RZI ? "llvm.trunc" : NULL;
