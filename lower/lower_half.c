@@ -42,6 +42,17 @@ static LLVMValueRef read_wide(fn *F, const ptx_operand *o, ptx_type t, unsigned 
     return LLVMBuildBitCast(b, w, LLVMVectorType(L->f32, n), "");
 }
 
+/* <32 x i16> half (or bf16) bits widened exactly to <32 x float>. */
+static LLVMValueRef read_wide_bits(fn *F, LLVMValueRef h, ptx_type t)
+{
+    lw *L = F->L;
+    LLVMBuilderRef b = L->b;
+    if (!is_bf(t))
+        return LLVMBuildFPExt(b, LLVMBuildBitCast(b, h, vec_of(L->f16), ""), vec_of(L->f32), "");
+    LLVMValueRef w = LLVMBuildShl(b, LLVMBuildZExt(b, h, vec_of(L->i32), ""), splat(L, const_i32(L, 16)), "");
+    return LLVMBuildBitCast(b, w, vec_of(L->f32), "");
+}
+
 /* <N x float> rounded to nearest even as <N x i16> halves. */
 static LLVMValueRef narrow(fn *F, LLVMValueRef v, ptx_type t, unsigned n)
 {
@@ -150,8 +161,9 @@ bool lower_half_cvt(fn *F, const ptx_instr *in, LLVMValueRef mask)
     char scls = ptx_type_class(st);
     if (in->flags & ~PTX_FLAG_BIT(SAT) & ~PTX_FLAG_BIT(FTZ))
         goto unsupported;
+    bool directed = r == PTX_ROUND_RZ || r == PTX_ROUND_RM || r == PTX_ROUND_RP;
     if (to_half) {
-        if ((r && r != PTX_ROUND_RN) || (scls != 'F' && ptx_type_size(st) > 4))
+        if ((r && r != PTX_ROUND_RN && !directed) || (scls != 'F' && ptx_type_size(st) > 4))
             goto unsupported;
         LLVMValueRef f;
         if (st == PTX_TYPE_F32) {
@@ -170,7 +182,20 @@ bool lower_half_cvt(fn *F, const ptx_instr *in, LLVMValueRef mask)
             f = call_intrinsic(L, "llvm.minnum", &(LLVMTypeRef){vec_of(L->f32)}, 1,
                                (LLVMValueRef[]){lo, splat(L, LLVMConstReal(L->f32, 1.0))}, 2);
         }
-        write_reg(F, &in->opds[0], narrow(F, f, dt, W), PTX_TYPE_B16, false, mask);
+        LLVMValueRef h = narrow(F, f, dt, W);
+        if (directed) { /* compare the exact source with the nearest half */
+            LLVMValueRef src = st == PTX_TYPE_F32 || st == PTX_TYPE_F16 || st == PTX_TYPE_BF16 ? f
+                             : st == PTX_TYPE_F64 ? read_opd(F, &in->opds[1], st, false)
+                             : scls == 'S' ? LLVMBuildSIToFP(b, read_opd(F, &in->opds[1], st, true), vec_of(L->f64), "")
+                                           : LLVMBuildUIToFP(b, read_opd(F, &in->opds[1], st, false), vec_of(L->f64), "");
+            LLVMValueRef back = read_wide_bits(F, h, dt);
+            if (LLVMGetElementType(LLVMTypeOf(src)) == L->f64)
+                back = LLVMBuildFPExt(b, back, vec_of(L->f64), "");
+            LLVMValueRef pos = LLVMBuildFCmp(b, LLVMRealOGT, src, back, "");
+            LLVMValueRef neg = LLVMBuildFCmp(b, LLVMRealOLT, src, back, "");
+            h = step_bits(F, h, back, pos, neg, r);
+        }
+        write_reg(F, &in->opds[0], h, PTX_TYPE_B16, false, mask);
         return true;
     }
     /* from a half: widen exactly, then the f32 conversion rules */

@@ -127,6 +127,8 @@ bool lower_half_cvt(fn *F, const ptx_instr *in, LLVMValueRef mask);
 /* lower_round.c: directed rounding (.rz .rm .rp) of f32/f64 arithmetic */
 LLVMValueRef round_directed(fn *F, const ptx_instr *in, ptx_type t, LLVMValueRef *x);
 LLVMValueRef narrow_directed(fn *F, LLVMValueRef d, uint8_t mode);
+LLVMValueRef step_bits(fn *F, LLVMValueRef bits, LLVMValueRef v, LLVMValueRef pos, LLVMValueRef neg,
+                       uint8_t mode);
 
 /* lower_live.c */
 void analyze_liveness(fn *F);

@@ -21,18 +21,19 @@ static LLVMValueRef intrin(fn *F, const char *name, LLVMValueRef *args, unsigned
 
 static LLVMValueRef fconst(fn *F, LLVMTypeRef et, double d) { return splat(F->L, LLVMConstReal(et, d)); }
 
-/* s stepped by one ulp where the mode asks: pos/neg say exact > s, exact < s. */
-static LLVMValueRef step(fn *F, LLVMValueRef s, LLVMValueRef pos, LLVMValueRef neg, uint8_t mode)
+/* The bits of a rounded-to-nearest result stepped by one ulp where the
+ * mode asks; v is the same value in any float type (for its sign); pos/neg
+ * say exact > s, exact < s. */
+LLVMValueRef step_bits(fn *F, LLVMValueRef bits, LLVMValueRef v, LLVMValueRef pos, LLVMValueRef neg,
+                       uint8_t mode)
 {
     lw *L = F->L;
     LLVMBuilderRef b = L->b;
-    LLVMTypeRef vt = LLVMTypeOf(s), et = LLVMGetElementType(vt);
-    LLVMTypeRef it = LLVMIntTypeInContext(L->ctx, et == L->f64 ? 64 : et == L->f32 ? 32 : 16);
-    LLVMValueRef bits = LLVMBuildBitCast(b, s, vec_of(it), "");
+    LLVMTypeRef it = LLVMGetElementType(LLVMTypeOf(bits)), vt = LLVMTypeOf(v);
     LLVMValueRef one = splat(L, LLVMConstInt(it, 1, false));
-    LLVMValueRef gt0 = LLVMBuildFCmp(b, LLVMRealOGT, s, LLVMConstNull(vt), "");
-    LLVMValueRef lt0 = LLVMBuildFCmp(b, LLVMRealOLT, s, LLVMConstNull(vt), "");
-    LLVMValueRef zero = LLVMBuildFCmp(b, LLVMRealOEQ, s, LLVMConstNull(vt), "");
+    LLVMValueRef gt0 = LLVMBuildFCmp(b, LLVMRealOGT, v, LLVMConstNull(vt), "");
+    LLVMValueRef lt0 = LLVMBuildFCmp(b, LLVMRealOLT, v, LLVMConstNull(vt), "");
+    LLVMValueRef zero = LLVMBuildFCmp(b, LLVMRealOEQ, v, LLVMConstNull(vt), "");
     LLVMValueRef dec = LLVMBuildSub(b, bits, one, ""), inc = LLVMBuildAdd(b, bits, one, "");
     uint64_t sign = 1ull << (LLVMGetIntTypeWidth(it) - 1);
     LLVMValueRef r = bits;
@@ -48,7 +49,16 @@ static LLVMValueRef step(fn *F, LLVMValueRef s, LLVMValueRef pos, LLVMValueRef n
         r = LLVMBuildSelect(b, LLVMBuildAnd(b, pos, lt0, ""), dec, r, "");
         r = LLVMBuildSelect(b, LLVMBuildAnd(b, pos, zero, ""), one, r, "");
     }
-    return LLVMBuildBitCast(b, r, vt, "");
+    return r;
+}
+
+static LLVMValueRef step(fn *F, LLVMValueRef s, LLVMValueRef pos, LLVMValueRef neg, uint8_t mode)
+{
+    lw *L = F->L;
+    LLVMTypeRef vt = LLVMTypeOf(s), et = LLVMGetElementType(vt);
+    LLVMTypeRef it = LLVMIntTypeInContext(L->ctx, et == L->f64 ? 64 : 32);
+    LLVMValueRef bits = LLVMBuildBitCast(L->b, s, vec_of(it), "");
+    return LLVMBuildBitCast(L->b, step_bits(F, bits, s, pos, neg, mode), vt, "");
 }
 
 /* Error signs from comparing an exact wider value with s widened. */
@@ -189,11 +199,9 @@ LLVMValueRef round_directed(fn *F, const ptx_instr *in, ptx_type t, LLVMValueRef
     case PTX_OP_FMA: case PTX_OP_MAD:
         return t == PTX_TYPE_F32 ? f32_dir(F, PTX_OP_FMA, x, mode) : NULL;
     case PTX_OP_RCP:
-        if (t != PTX_TYPE_F32)
-            return NULL;
         x[1] = x[0];
-        x[0] = fconst(F, F->L->f32, 1.0);
-        return f32_dir(F, PTX_OP_DIV, x, mode);
+        x[0] = fconst(F, t == PTX_TYPE_F32 ? F->L->f32 : F->L->f64, 1.0);
+        return t == PTX_TYPE_F32 ? f32_dir(F, PTX_OP_DIV, x, mode) : f64_dir(F, PTX_OP_DIV, x, mode);
     default: return NULL;
     }
 }
