@@ -358,11 +358,13 @@ static bool lower_int_op(fn *F, const ptx_instr *in, ptx_type t, LLVMValueRef ma
     case PTX_OP_NEG: r = LLVMBuildNeg(b, opd(F, in, 1, t), ""); break;
     case PTX_OP_MIN:
     case PTX_OP_MAX: {
-        if (in->nopds != 3)
-            return false;
         bool s = is_signed(t), mn = in->op == PTX_OP_MIN;
-        r = intrin2(F, mn ? (s ? "llvm.smin" : "llvm.umin") : (s ? "llvm.smax" : "llvm.umax"),
-                    opd(F, in, 1, t), opd(F, in, 2, t));
+        const char *op = mn ? (s ? "llvm.smin" : "llvm.umin") : (s ? "llvm.smax" : "llvm.umax");
+        if (in->flags & PTX_FLAG_BIT(RELU))
+            return false;
+        r = intrin2(F, op, opd(F, in, 1, t), opd(F, in, 2, t));
+        if (in->nopds == 4)
+            r = intrin2(F, op, r, opd(F, in, 3, t));
         break;
     }
     case PTX_OP_SHL:
@@ -405,6 +407,44 @@ static bool lower_directed(fn *F, const ptx_instr *in, ptx_type t, LLVMValueRef 
     return true;
 }
 
+/* min/max: the non-NaN operand (canonical NaN if both are NaN); .NaN
+ * propagates NaN (canonical); .abs compares magnitudes; .xorsign gives the
+ * result the xor of the operands' signs.  Up to three operands. */
+static LLVMValueRef float_minmax(fn *F, const ptx_instr *in, ptx_type t)
+{
+    lw *L = F->L;
+    LLVMBuilderRef b = L->b;
+    LLVMTypeRef st = scalar_type(L, t);
+    bool is_min = in->op == PTX_OP_MIN, nan = in->flags & PTX_FLAG_BIT(NAN);
+    LLVMValueRef x[3], sign = NULL;
+    for (uint32_t i = 1; i < in->nopds; i++) {
+        x[i - 1] = fopd(F, in, i, t);
+        if (in->flags & PTX_FLAG_BIT(XORSIGN)) {
+            LLVMTypeRef it = vec_of(storage_int(L, t));
+            LLVMValueRef bits = LLVMBuildBitCast(b, x[i - 1], it, "");
+            sign = sign ? LLVMBuildXor(b, sign, bits, "") : bits;
+        }
+        if (in->flags & PTX_FLAG_BIT(ABS))
+            x[i - 1] = intrin1(F, "llvm.fabs", x[i - 1]);
+    }
+    const char *op = nan ? (is_min ? "llvm.minimum" : "llvm.maximum") : (is_min ? "llvm.minnum" : "llvm.maxnum");
+    LLVMValueRef r = intrin2(F, op, x[0], x[1]);
+    if (in->nopds == 4)
+        r = intrin2(F, op, r, x[2]);
+    LLVMValueRef isnan = LLVMBuildFCmp(b, LLVMRealUNO, r, r, "");
+    uint64_t canon = t == PTX_TYPE_F64 ? 0x7fffffffffffffffull : 0x7fffffffu;
+    LLVMValueRef cn = LLVMBuildBitCast(b, splat(L, LLVMConstInt(storage_int(L, t), canon, false)), vec_of(st), "");
+    r = LLVMBuildSelect(b, isnan, cn, r, "");
+    if (sign) {
+        LLVMTypeRef it = vec_of(storage_int(L, t));
+        uint64_t sb = 1ull << (8 * ptx_type_size(t) - 1);
+        LLVMValueRef mag = LLVMBuildAnd(b, LLVMBuildBitCast(b, r, it, ""), splat(L, LLVMConstInt(storage_int(L, t), sb - 1, false)), "");
+        LLVMValueRef sg = LLVMBuildAnd(b, sign, splat(L, LLVMConstInt(storage_int(L, t), sb, false)), "");
+        r = LLVMBuildBitCast(b, LLVMBuildOr(b, mag, sg, ""), vec_of(st), "");
+    }
+    return r;
+}
+
 static bool lower_float_op(fn *F, const ptx_instr *in, ptx_type t, LLVMValueRef mask)
 {
     lw *L = F->L;
@@ -437,10 +477,7 @@ static bool lower_float_op(fn *F, const ptx_instr *in, ptx_type t, LLVMValueRef 
     case PTX_OP_NEG: r = LLVMBuildFNeg(L->b, fopd(F, in, 1, t), ""); break;
     case PTX_OP_MIN:
     case PTX_OP_MAX:
-        if (in->nopds != 3 || (in->flags & ~(PTX_FLAG_BIT(FTZ))))
-            return false; /* .NaN/.xorsign/.abs/3-input come with the float work */
-        r = intrin2(F, in->op == PTX_OP_MIN ? "llvm.minnum" : "llvm.maxnum", fopd(F, in, 1, t),
-                    fopd(F, in, 2, t));
+        r = float_minmax(F, in, t);
         break;
     case PTX_OP_SQRT:
         if (is_directed(in))
