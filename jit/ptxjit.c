@@ -11,6 +11,7 @@
 #include "lower.h"
 #include "ptx.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,7 @@ struct ptxjit_ctx {
     rt_device *dev;
     jit_engine *jit;
     LLVMContextRef llvm;
+    pthread_mutex_t lock; /* LLVM contexts are single-threaded: one load at a time */
 };
 
 static double now(void)
@@ -64,6 +66,7 @@ ptxjit_ctx *ptxjit_create(unsigned threads, char *err, size_t errlen)
         return NULL;
     }
     c->llvm = LLVMContextCreate();
+    pthread_mutex_init(&c->lock, NULL);
     return c;
 }
 
@@ -73,8 +76,10 @@ void ptxjit_destroy(ptxjit_ctx *c)
         return;
     rt_device_destroy(c->dev);
     jit_destroy(c->jit);
-    if (c->llvm)
+    if (c->llvm) {
         LLVMContextDispose(c->llvm);
+        pthread_mutex_destroy(&c->lock);
+    }
     free(c);
 }
 
@@ -101,8 +106,20 @@ static ptxjit_module *fail(ptxjit_module *m, ptx_diags *d, const char *name, con
     return NULL;
 }
 
+static ptxjit_module *load_locked(ptxjit_ctx *c, const char *src, size_t len, const char *name,
+                                  char **log, ptxjit_stats *stats);
+
 ptxjit_module *ptxjit_load(ptxjit_ctx *c, const char *src, size_t len, const char *name,
                            char **log, ptxjit_stats *stats)
+{
+    pthread_mutex_lock(&c->lock);
+    ptxjit_module *m = load_locked(c, src, len, name, log, stats);
+    pthread_mutex_unlock(&c->lock);
+    return m;
+}
+
+static ptxjit_module *load_locked(ptxjit_ctx *c, const char *src, size_t len, const char *name,
+                                  char **log, ptxjit_stats *stats)
 {
     ptxjit_stats st = {0};
     ptx_diags d = {0};

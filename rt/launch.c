@@ -42,6 +42,7 @@ struct rt_device {
     rt_pool *pool;
     unsigned nworkers;
     worker *workers;
+    pthread_mutex_t lock; /* one launch at a time: workers' state is shared */
 };
 
 struct launch_ctx {
@@ -60,6 +61,7 @@ rt_device *rt_device_create(unsigned threads)
     rt_device *d = calloc(1, sizeof *d);
     if (!d)
         return NULL;
+    pthread_mutex_init(&d->lock, NULL);
     d->pool = rt_pool_create(threads);
     if (!d->pool) {
         free(d);
@@ -93,6 +95,7 @@ void rt_device_destroy(rt_device *d)
         worker_free(&d->workers[i]);
     free(d->workers);
     rt_pool_destroy(d->pool);
+    pthread_mutex_destroy(&d->lock);
     free(d);
 }
 
@@ -341,8 +344,21 @@ static rt_status check_config(const rt_launch_cfg *c, char *msg, size_t msglen)
     return RT_OK;
 }
 
+static rt_status launch_locked(rt_device *d, const rt_kernel *k, const rt_launch_cfg *cfg,
+                               char *msg, size_t msglen);
+
+/* Launches from several host threads run one after another. */
 rt_status rt_launch(rt_device *d, const rt_kernel *k, const rt_launch_cfg *cfg, char *msg,
                     size_t msglen)
+{
+    pthread_mutex_lock(&d->lock);
+    rt_status st = launch_locked(d, k, cfg, msg, msglen);
+    pthread_mutex_unlock(&d->lock);
+    return st;
+}
+
+static rt_status launch_locked(rt_device *d, const rt_kernel *k, const rt_launch_cfg *cfg,
+                               char *msg, size_t msglen)
 {
     rt_status st = check_config(cfg, msg, msglen);
     if (st)

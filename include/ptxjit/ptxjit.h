@@ -5,7 +5,8 @@
  *   const ptxjit_kernel *k = ptxjit_kernel_get(m, "vadd");
  *   ptxjit_launch(ctx, k, &cfg, err, sizeof err);
  *
- * Device pointers are host pointers: pass buffers from malloc. */
+ * Device pointers are host pointers: pass buffers from malloc.  A context
+ * may be used from several threads: loads and launches are serialized. */
 #ifndef PTXJIT_PTXJIT_H
 #define PTXJIT_PTXJIT_H
 
