@@ -377,8 +377,8 @@ static bool is_terminator(const ptx_stmt *s)
     return op == PTX_OP_BRA || op == PTX_OP_BRX_IDX || op == PTX_OP_RET || op == PTX_OP_EXIT;
 }
 
-/* Blocks start at labels and after terminators; numbered in source order,
- * which is the dispatcher's priority. */
+/* Blocks start at labels and after terminators; lower_cfg.c then numbers
+ * them by priority (reverse post-order). */
 static void partition(fn *F)
 {
     const ptx_func *f = F->f;
@@ -399,6 +399,7 @@ static void partition(fn *F)
         }
     }
     F->nblocks = b + 1;
+    order_blocks(F);
     F->blocks = calloc(F->nblocks, sizeof *F->blocks);
     for (uint32_t k = 0; k < F->nblocks; k++) {
         char name[32];
@@ -447,8 +448,7 @@ static void lower_block_end(fn *F, uint32_t block, const ptx_stmt *last)
         lower_terminator(F, last->instr, block, guard_mask(F, last->instr));
         return;
     }
-    uint32_t next = block + 1 < F->nblocks ? block + 1 : (F->is_entry ? PC_EXIT : PC_RET);
-    leave_block(F, NULL, 0, next);
+    leave_block(F, NULL, 0, F->next_block[block]);
 }
 
 static void lower_body(fn *F)
@@ -546,6 +546,7 @@ static void lower_function(lw *L, const ptx_func *f)
     ptrmap_free(&F.locals);
     free(F.blocks);
     free(F.block_of_stmt);
+    free(F.next_block);
 }
 
 static void init_types(lw *L)

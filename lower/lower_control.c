@@ -64,7 +64,7 @@ void leave_block(fn *F, LLVMValueRef taken, uint32_t t, uint32_t n)
 void lower_terminator(fn *F, const ptx_instr *in, uint32_t block, LLVMValueRef gmask)
 {
     lw *L = F->L;
-    uint32_t next = block + 1 < F->nblocks ? block + 1 : (F->is_entry ? PC_EXIT : PC_RET);
+    uint32_t next = F->next_block[block];
     /* Lanes of the block not taking a guarded terminator fall through. */
     LLVMValueRef taken = in->has_guard ? gmask : F->mask;
     switch (in->op) {

@@ -59,7 +59,8 @@ typedef struct fn {
     LLVMValueRef entry_mask;     /* lanes present at function entry */
     LLVMBasicBlockRef dispatch, done;
     LLVMBasicBlockRef *blocks;   /* LLVM block per PTX block */
-    uint32_t *block_of_stmt;     /* statement index -> PTX block */
+    uint32_t *block_of_stmt;     /* statement index -> PTX block (priority order) */
+    uint32_t *next_block;        /* fall-through successor of each block (or PC_EXIT/PC_RET) */
     uint32_t nblocks;
     ptrmap regs;                 /* ptx_var* -> reg_slot[] (one per element) */
     ptrmap params;               /* ptx_var* (.param of a .func or call site) -> per-lane storage */
@@ -129,6 +130,9 @@ LLVMValueRef round_directed(fn *F, const ptx_instr *in, ptx_type t, LLVMValueRef
 LLVMValueRef narrow_directed(fn *F, LLVMValueRef d, uint8_t mode);
 LLVMValueRef step_bits(fn *F, LLVMValueRef bits, LLVMValueRef v, LLVMValueRef pos, LLVMValueRef neg,
                        uint8_t mode);
+
+/* lower_cfg.c */
+void order_blocks(fn *F);
 
 /* lower_live.c */
 void analyze_liveness(fn *F);
