@@ -369,6 +369,11 @@ static void declare_function(lw *L, const ptx_func *f)
     ptrmap_put(&L->funcs, f, fnv);
 }
 
+static bool is_barrier(const ptx_stmt *s)
+{
+    return s->kind == PTX_STMT_INSTR && (ptx_op_effects(s->instr->op) & E_SYNC);
+}
+
 static bool is_terminator(const ptx_stmt *s)
 {
     if (s->kind != PTX_STMT_INSTR)
@@ -386,7 +391,8 @@ static void partition(fn *F)
     uint32_t b = 0;
     bool fresh = true;
     for (uint32_t i = 0; i < f->nbody; i++) {
-        if (f->body[i].kind == PTX_STMT_LABEL && !fresh) {
+        /* a barrier starts a block: see barrier_block */
+        if ((f->body[i].kind == PTX_STMT_LABEL || is_barrier(&f->body[i])) && !fresh) {
             b++;
             fresh = true;
         }
@@ -400,6 +406,10 @@ static void partition(fn *F)
     }
     F->nblocks = b + 1;
     order_blocks(F);
+    F->barrier_block = calloc(F->nblocks, 1);
+    for (uint32_t i = 0; i < f->nbody; i++)
+        if (is_barrier(&f->body[i]))
+            F->barrier_block[F->block_of_stmt[i]] = 1;
     F->blocks = calloc(F->nblocks, sizeof *F->blocks);
     for (uint32_t k = 0; k < F->nblocks; k++) {
         char name[32];
@@ -547,6 +557,7 @@ static void lower_function(lw *L, const ptx_func *f)
     free(F.blocks);
     free(F.block_of_stmt);
     free(F.next_block);
+    free(F.barrier_block);
 }
 
 static void init_types(lw *L)

@@ -100,14 +100,23 @@ void emit_dispatcher(fn *F)
     LLVMValueRef pc = load_pc(F);
     LLVMValueRef lo = call_intrinsic(L, "llvm.vector.reduce.umin", &v32, 1, &pc, 1);
     LLVMValueRef pending = LLVMBuildICmp(L->b, LLVMIntULT, pc, splat(L, const_i32(L, PC_RET)), "");
-    LLVMValueRef only = LLVMBuildSelect(L->b, pending, pc, LLVMConstNull(v32), "");
-    LLVMValueRef hi = call_intrinsic(L, "llvm.vector.reduce.umax", &v32, 1, &only, 1);
+    /* The fairness pick never jumps ahead into a barrier block: lanes wait
+     * there until the rest of the warp arrives. */
+    for (uint32_t b = 0; b < F->nblocks; b++)
+        if (F->barrier_block[b]) {
+            LLVMValueRef at = LLVMBuildICmp(L->b, LLVMIntEQ, pc, splat(L, const_i32(L, b)), "");
+            pending = LLVMBuildAnd(L->b, pending, LLVMBuildNot(L->b, at, ""), "");
+        }
+    LLVMValueRef only = LLVMBuildSelect(L->b, pending, LLVMBuildAdd(L->b, pc, splat(L, const_i32(L, 1)), ""),
+                                        LLVMConstNull(v32), "");
+    LLVMValueRef hi1 = call_intrinsic(L, "llvm.vector.reduce.umax", &v32, 1, &only, 1); /* 0: none */
+    LLVMValueRef hi = LLVMBuildSub(L->b, hi1, const_i32(L, 1), "");
     LLVMValueRef n = LLVMBuildLoad2(L->b, L->i32, F->sched, "");
     LLVMValueRef n1 = LLVMBuildAdd(L->b, n, const_i32(L, 1), "");
     LLVMBuildStore(L->b, n1, F->sched);
     LLVMValueRef fair = LLVMBuildICmp(
         L->b, LLVMIntEQ, LLVMBuildAnd(L->b, n1, const_i32(L, 63), ""), const_i32(L, 0), "");
-    LLVMValueRef runnable = LLVMBuildICmp(L->b, LLVMIntULT, lo, const_i32(L, PC_RET), "");
+    LLVMValueRef runnable = LLVMBuildICmp(L->b, LLVMIntNE, hi1, const_i32(L, 0), "");
     LLVMValueRef target = LLVMBuildSelect(L->b, LLVMBuildAnd(L->b, fair, runnable, ""), hi, lo, "");
     LLVMValueRef sw = LLVMBuildSwitch(L->b, target, F->done, F->nblocks);
     for (uint32_t b = 0; b < F->nblocks; b++)

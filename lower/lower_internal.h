@@ -61,6 +61,7 @@ typedef struct fn {
     LLVMBasicBlockRef *blocks;   /* LLVM block per PTX block */
     uint32_t *block_of_stmt;     /* statement index -> PTX block (priority order) */
     uint32_t *next_block;        /* fall-through successor of each block (or PC_EXIT/PC_RET) */
+    uint8_t *barrier_block;      /* the block contains a CTA barrier (which then starts it) */
     uint32_t nblocks;
     ptrmap regs;                 /* ptx_var* -> reg_slot[] (one per element) */
     ptrmap params;               /* ptx_var* (.param of a .func or call site) -> per-lane storage */

@@ -43,3 +43,21 @@ extern "C" __global__ void spin_until_flag(int *flag, int *out)
     }
     out[gid] = 1;
 }
+
+// loop_then_barrier(int *out)
+//   blockDim.x <= 256. Thread t loops 3*t times accumulating (int)(i ^ t) for
+//   i in [0, 3t), stores the sum in shared s[t], __syncthreads, then writes
+//   out[blockIdx.x * blockDim.x + t] = s[(t + 1) % blockDim.x].  Lanes of a
+//   warp leave the loop at different times and must all reach the barrier
+//   before any of them passes it.
+extern "C" __global__ void loop_then_barrier(int *out)
+{
+    __shared__ int s[256];
+    unsigned t = threadIdx.x;
+    int acc = 0;
+    for (unsigned i = 0; i < t * 3; i++)
+        acc += (int)(i ^ t);
+    s[t] = acc;
+    __syncthreads();
+    out[blockIdx.x * blockDim.x + t] = s[(t + 1) % blockDim.x];
+}

@@ -80,6 +80,25 @@ static void test_lane_waits_for_lane(void **state)
     ptxjit_destroy(ctx);
 }
 
+/* Lanes leaving a loop at different times meet at the barrier after it. */
+static void test_divergent_loop_then_barrier(void **state)
+{
+    char err[256];
+    ptxjit_ctx *ctx = ptxjit_create(2, err, sizeof err);
+    ptxjit_module *m = load(ctx, "forward_progress.sm_80.ptx");
+    int out[300];
+    struct { int *out; } p = {out};
+    launch(ctx, m, "loop_then_barrier", 3, 100, &p);
+    for (int g = 0; g < 300; g++) {
+        unsigned t = (unsigned)(g % 100 + 1) % 100, acc = 0;
+        for (unsigned i = 0; i < t * 3; i++)
+            acc += i ^ t;
+        assert_int_equal(out[g], (int)acc);
+    }
+    ptxjit_module_unload(m);
+    ptxjit_destroy(ctx);
+}
+
 /* An invalid address stops the launch with a message naming the kernel; the
  * next launch in the same context runs normally. */
 static void test_fault_then_recover(void **state)
@@ -130,6 +149,7 @@ int main(void)
         cmocka_unit_test(test_spinlock_one_worker),
         cmocka_unit_test(test_spinlock_two_workers),
         cmocka_unit_test(test_lane_waits_for_lane),
+        cmocka_unit_test(test_divergent_loop_then_barrier),
         cmocka_unit_test(test_fault_then_recover),
         cmocka_unit_test(test_unsupported_is_an_error),
     };
