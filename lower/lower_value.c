@@ -165,7 +165,10 @@ void write_reg(fn *F, const ptx_operand *o, LLVMValueRef v, ptx_type t, bool sig
     }
     if (s->uniform) /* every lane computed the same value */
         v = LLVMBuildExtractElement(L->b, v, const_i32(L, 0), "");
-    if (s->blend) {
+    /* Lanes outside the block's mask may skip the blend when the register
+     * is not live into any block; lanes of the block masked off by a guard
+     * (or a narrower mask) always keep their value. */
+    if (!s->uniform && (s->blend || mask != F->mask)) {
         LLVMValueRef old = LLVMBuildLoad2(L->b, s->type, s->alloca, "");
         v = LLVMBuildSelect(L->b, mask, v, old, "");
     }
