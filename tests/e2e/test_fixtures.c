@@ -3,7 +3,7 @@
  * kernels' documented semantics: vector add, grid-stride saxpy, divergent
  * loops, shared-memory reductions with barriers and dynamic shared memory,
  * tiled SGEMM, local arrays passed to a .func, recursion, 3D grids, const
- * memory and printf.  Each runs with 1 and 2 workers, with block sizes that
+ * memory, printf, warp shuffles and votes, shared-memory atomics.  Each runs with 1 and 2 workers, with block sizes that
  * are not multiples of 32 and a partial last block. */
 #include <math.h>
 #include <setjmp.h>
@@ -253,6 +253,70 @@ static void check_printf(ptxjit_ctx *ctx, const ptxjit_kernel *k)
     free(text);
 }
 
+static void check_warp_scan(ptxjit_ctx *ctx, const ptxjit_kernel *k)
+{
+    enum { N = 128 };
+    static int in[N], out[N];
+    for (int i = 0; i < N; i++)
+        in[i] = (i * 37) % 11 - 5;
+    struct { const int *in; int *out; } p = {in, out};
+    launch(ctx, k, 2, 1, 1, 64, 1, 1, 0, &p, NULL);
+    for (int g = 0; g < N; g++) {
+        int s = 0;
+        for (int j = g & ~31; j <= g; j++)
+            s += in[j];
+        assert_int_equal(out[g], s);
+    }
+}
+
+static void check_shfl_broadcast(ptxjit_ctx *ctx, const ptxjit_kernel *k)
+{
+    enum { N = 96 };
+    static int in[N], out[N];
+    for (int i = 0; i < N; i++)
+        in[i] = i * 1000 + 7;
+    struct { const int *in; int *out; int src; } p = {in, out, 37}; /* 37 & 31 = 5 */
+    launch(ctx, k, 1, 1, 1, N, 1, 1, 0, &p, NULL);
+    for (int g = 0; g < N; g++)
+        assert_int_equal(out[g], in[(g & ~31) + 5]);
+}
+
+static void check_ballot(ptxjit_ctx *ctx, const ptxjit_kernel *k)
+{
+    enum { N = 128, WARPS = N / 32 };
+    static float in[N];
+    static unsigned ballots[WARPS];
+    static int counts[WARPS], ranks[N];
+    for (int i = 0; i < N; i++)
+        in[i] = (float)((i * 7919) % 100);
+    struct { const float *in; float t; unsigned *b; int *c, *r; } p = {in, 50.0f, ballots, counts, ranks};
+    launch(ctx, k, 2, 1, 1, 64, 1, 1, 0, &p, NULL);
+    for (int w = 0; w < WARPS; w++) {
+        unsigned b = 0;
+        for (int l = 0; l < 32; l++)
+            b |= (in[w * 32 + l] > 50.0f ? 1u : 0u) << l;
+        assert_int_equal(ballots[w], b);
+        assert_int_equal(counts[w], __builtin_popcount(b));
+        for (int l = 0; l < 32; l++)
+            assert_int_equal(ranks[w * 32 + l], __builtin_popcount(b & ((1u << l) - 1)));
+    }
+}
+
+static void check_histogram(ptxjit_ctx *ctx, const ptxjit_kernel *k)
+{
+    enum { N = 5000 };
+    static unsigned char data[N];
+    static unsigned hist[256], ref[256];
+    memset(hist, 0, sizeof hist);
+    memset(ref, 0, sizeof ref);
+    for (int i = 0; i < N; i++)
+        data[i] = (unsigned char)((i * 131) % 251 % 40), ref[data[i]]++;
+    struct { const unsigned char *d; int n; unsigned *h; } p = {data, N, hist};
+    launch(ctx, k, 3, 1, 1, 100, 1, 1, 0, &p, NULL);
+    for (int b = 0; b < 256; b++)
+        assert_int_equal(hist[b], ref[b]);
+}
+
 /* ---- tests ---- */
 
 #define FIXTURE_TEST(name, base, kernel, fn)                                                    \
@@ -274,6 +338,10 @@ FIXTURE_TEST(test_recursion, "recursion", "fib_kernel", check_fib)
 FIXTURE_TEST(test_3d_grid, "grid3d", "index3d", check_index3d)
 FIXTURE_TEST(test_const_memory, "globals_const", "poly_eval", check_poly)
 FIXTURE_TEST(test_printf_order, "printf_kernel", "print_grid_info", check_printf)
+FIXTURE_TEST(test_shfl_up_scan, "warp_shuffle", "warp_inclusive_scan", check_warp_scan)
+FIXTURE_TEST(test_shfl_broadcast, "warp_shuffle", "shfl_broadcast", check_shfl_broadcast)
+FIXTURE_TEST(test_ballot_popc, "warp_vote", "ballot_popc", check_ballot)
+FIXTURE_TEST(test_shared_atomics_histogram, "atomics_shared", "histogram256", check_histogram)
 
 static int setup(void **state)
 {
@@ -307,6 +375,10 @@ int main(void)
         cmocka_unit_test(test_3d_grid),
         cmocka_unit_test(test_const_memory),
         cmocka_unit_test(test_printf_order),
+        cmocka_unit_test(test_shfl_up_scan),
+        cmocka_unit_test(test_shfl_broadcast),
+        cmocka_unit_test(test_ballot_popc),
+        cmocka_unit_test(test_shared_atomics_histogram),
     };
     return cmocka_run_group_tests_name("fixtures", tests, setup, teardown);
 }
