@@ -112,6 +112,17 @@ static uint64_t r_bfe_u(uint64_t a, uint64_t b, uint64_t c)
 }
 static uint64_t r_selp_lt(uint64_t a, uint64_t b, uint64_t c) { return s32(a) < s32(b) ? u32(c) : u32(a); }
 
+static uint64_t r_and(uint64_t a, uint64_t b, uint64_t c) { return u32(a & b); }
+static uint64_t r_or(uint64_t a, uint64_t b, uint64_t c) { return u32(a | b); }
+static uint64_t r_neg(uint64_t a, uint64_t b, uint64_t c) { return u32(0 - u32(a)); }
+static uint64_t r_cnot(uint64_t a, uint64_t b, uint64_t c) { return u32(a) == 0; }
+static uint64_t r_slct(uint64_t a, uint64_t b, uint64_t c) { return s32(c) >= 0 ? u32(a) : u32(b); }
+static uint64_t r_set_gt(uint64_t a, uint64_t b, uint64_t c) { return u32(a) > u32(b) ? 0xffffffffu : 0; }
+static uint64_t r_pack16(uint64_t a, uint64_t b, uint64_t c) { return (u32(a) & 0xffff) | (u32(b) & 0xffff0000u); }
+static uint64_t r_cvt_s16(uint64_t a, uint64_t b, uint64_t c) { return u32((uint64_t)(int64_t)(int16_t)u32(a)); }
+static uint64_t r_cvt_u8(uint64_t a, uint64_t b, uint64_t c) { return u32(a) & 0xff; }
+static uint64_t r_fsub_d(uint64_t a, uint64_t b, uint64_t c) { return bits64(f64(a) - f64(b)); }
+
 static uint64_t r_fadd(uint64_t a, uint64_t b, uint64_t c) { return bits32(f32(a) + f32(b)); }
 static uint64_t r_fmul(uint64_t a, uint64_t b, uint64_t c) { return bits32(f32(a) * f32(b)); }
 static uint64_t r_fdiv(uint64_t a, uint64_t b, uint64_t c) { return bits32(f32(a) / f32(b)); }
@@ -163,6 +174,17 @@ static const op_case cases[] = {
     {"brev_b32", "b32", "brev.b32 %d, %a;", r_brev},
     {"bfe_u32", "u32", "bfe.u32 %d, %a, %b, %c;", r_bfe_u},
     {"setp_selp_s32", "s32", "{ .reg .pred %q; setp.lt.s32 %q, %a, %b; selp.s32 %d, %c, %a, %q; }", r_selp_lt},
+    {"and_b32", "b32", "and.b32 %d, %a, %b;", r_and},
+    {"or_b32", "b32", "or.b32 %d, %a, %b;", r_or},
+    {"neg_s32", "s32", "neg.s32 %d, %a;", r_neg},
+    {"cnot_b32", "b32", "cnot.b32 %d, %a;", r_cnot},
+    {"slct_s32", "b32", "slct.b32.s32 %d, %a, %b, %c;", r_slct},
+    {"set_gt_u32", "b32", "set.gt.u32.u32 %d, %a, %b;", r_set_gt},
+    {"mov_pack_unpack", "b32",
+     "{ .reg .b16 %l, %h, %x, %y; mov.b32 {%l, %x}, %a; mov.b32 {%y, %h}, %b; mov.b32 %d, {%l, %h}; }",
+     r_pack16},
+    {"cvt_s32_s16", "b32", "{ .reg .b16 %h; cvt.u16.u32 %h, %a; cvt.s32.s16 %d, %h; }", r_cvt_s16},
+    {"cvt_u32_u8", "b32", "cvt.u32.u8 %d, %a;", r_cvt_u8},
     {"add_f32", "f32", "add.f32 %d, %a, %b;", r_fadd},
     {"mul_f32", "f32", "mul.f32 %d, %a, %b;", r_fmul},
     {"div_rn_f32", "f32", "div.rn.f32 %d, %a, %b;", r_fdiv},
@@ -174,6 +196,7 @@ static const op_case cases[] = {
     {"cvt_rn_f32_s32", "b32", "{ .reg .f32 %x; cvt.rn.f32.s32 %x, %a; mov.b32 %d, %x; }", r_cvt_rn_f32_s32},
     {"setp_ltu_f32", "f32", "{ .reg .pred %q; setp.ltu.f32 %q, %a, %b; selp.b32 %d, 1, 0, %q; }", r_setp_ltu},
     {"add_f64", "f64", "add.f64 %d, %a, %b;", r_dadd},
+    {"sub_f64", "f64", "sub.f64 %d, %a, %b;", r_fsub_d},
     {"fma_rn_f64", "f64", "fma.rn.f64 %d, %a, %b, %c;", r_dfma},
     {"div_rn_f64", "f64", "div.rn.f64 %d, %a, %b;", r_ddiv},
     {"add_u64", "u64", "add.u64 %d, %a, %b;", r_add64},
