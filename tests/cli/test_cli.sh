@@ -8,20 +8,7 @@ fails=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-expect() { # expect NAME WANT_RC CMD... ; output in $tmp/out
-    local name=$1 want=$2
-    shift 2
-    "$@" >"$tmp/out" 2>&1
-    local rc=$?
-    if [ "$rc" != "$want" ]; then
-        echo "FAIL $name: exit $rc, want $want"; sed 's/^/  | /' "$tmp/out"; fails=$((fails + 1))
-    fi
-}
-grep_out() { # grep_out NAME REGEX
-    if ! grep -Eq -- "$2" "$tmp/out"; then
-        echo "FAIL $1: output lacks /$2/"; sed 's/^/  | /' "$tmp/out"; fails=$((fails + 1))
-    fi
-}
+. "$(dirname "$0")/lib.sh"
 
 expect help 0 "$ptxjit" --help
 grep_out help '^usage: ptxjit'

@@ -9,20 +9,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 vec=$tests/ptx/corpus/vector_ops.sm_80.ptx
 
-expect() { # expect NAME WANT_RC CMD...
-    local name=$1 want=$2
-    shift 2
-    "$@" >"$tmp/out" 2>&1
-    local rc=$?
-    if [ "$rc" != "$want" ]; then
-        echo "FAIL $name: exit $rc, want $want"; sed 's/^/  | /' "$tmp/out"; fails=$((fails + 1))
-    fi
-}
-grep_out() { # grep_out NAME REGEX
-    if ! grep -Eq -- "$2" "$tmp/out"; then
-        echo "FAIL $1: output lacks /$2/"; sed 's/^/  | /' "$tmp/out"; fails=$((fails + 1))
-    fi
-}
+. "$(dirname "$0")/lib.sh"
 
 expect vec-add 0 "$ptxjit" run "$vec" -k vec_add -g 3 -b 100 --arg 'f32[300]:iota' \
     --arg 'f32[300]:fill=0.5' --arg 'f32[300]:zeros' --arg s32:300 --print 2:10
