@@ -102,7 +102,7 @@ static void test_long_line(void **state)
 static void test_truncated_files(void **state)
 {
     size_t len;
-    char *src = tu_read_file(PTXJIT_TEST_DIR "/ptx/corpus/features.hand.ptx", &len);
+    char *src = tu_read_file(PTXJIT_TEST_DIR "/ptx/corpus/ptxjit-features.hand.ptx", &len);
     if (!src)
         skip();
     /* Every cut point in the first 4 KiB, then a sample of the rest. */
@@ -125,7 +125,7 @@ static void test_random_bytes_and_mutations(void **state)
     assert_true(count > 0 && count <= PTX_MAX_DIAGS);
     free(buf);
     size_t len;
-    char *src = tu_read_file(PTXJIT_TEST_DIR "/ptx/corpus/features.hand.ptx", &len);
+    char *src = tu_read_file(PTXJIT_TEST_DIR "/ptx/corpus/ptxjit-features.hand.ptx", &len);
     if (!src)
         skip();
     static const char junk[] = "{}[]();,.%@!<>0fx_$\"\n\0";
