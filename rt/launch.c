@@ -15,7 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { FIBER_STACK = 1 << 20, NBARRIERS = 16 };
+/* Fiber stacks are reserved, not committed: generous sizes cost only
+ * address space, and warp frames hold 32 copies of every .local array. */
+enum { FIBER_STACK = 4 << 20, NBARRIERS = 16 };
 enum warp_state { WARP_RUNNABLE, WARP_DONE, WARP_BLOCKED /* + barrier id */ };
 
 typedef struct launch_ctx launch_ctx;
