@@ -121,7 +121,7 @@ static int build_args(const run_opts *o, const ptx_func *decl, runargs_arg *args
     char err[512];
     for (size_t i = 0; i < o->nargs; i++)
         if (runargs_parse_arg(o->args[i], i, &args[i], err, sizeof err))
-            return usage_error("--arg %s: %s", o->args[i], err);
+            return usage_error("%s%s", err, "");
     if (runargs_check_kernel(decl, args, o->nargs, err, sizeof err))
         return usage_error("%s%s", err, "");
     for (size_t i = 0; i < o->nouts; i++) {
@@ -138,7 +138,7 @@ static int build_args(const run_opts *o, const ptx_func *decl, runargs_arg *args
     }
     for (size_t i = 0; i < o->nargs; i++)
         if (args[i].is_buffer && runargs_materialize(&args[i], err, sizeof err))
-            return usage_error("--arg %s: %s", o->args[i], err);
+            return usage_error("%s%s", err, "");
     return EXIT_OK;
 }
 
