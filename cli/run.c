@@ -89,9 +89,10 @@ static int parse_opts(int argc, char **argv, run_opts *o)
         if (!ok)
             return usage_error("out of memory%s%s", "", "");
     }
-    if (optind != argc - 1)
-        return usage_error(optind == argc ? "no PTX file given%s%s" : "unexpected argument '%s'%s",
-                           optind < argc ? argv[optind + 1 < argc ? optind + 1 : optind] : "", "");
+    if (optind == argc)
+        return usage_error("no PTX file given%s%s", "", "");
+    if (optind + 1 < argc)
+        return usage_error("unexpected argument '%s'%s", argv[optind + 1], "");
     o->path = argv[optind];
     return EXIT_OK;
 }
