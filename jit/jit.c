@@ -16,8 +16,20 @@
 
 struct jit_engine {
     LLVMTargetMachineRef tm;
-    char *triple;
+    char *triple, *cpu, *features;
     LLVMOrcLLJITRef lljit;
+    jit_symbol *syms;        /* runtime entry points, defined in every unit */
+    size_t nsyms;
+    pthread_mutex_t lock;    /* the free list and the unit counter */
+    LLVMOrcJITDylibRef *spare; /* units' dylibs whose objects were removed */
+    size_t nspare, capspare;
+    unsigned long next_unit;
+};
+
+struct jit_unit {
+    jit_engine *j;
+    LLVMOrcJITDylibRef jd;
+    LLVMOrcResourceTrackerRef rt; /* the object's code and data */
 };
 
 static double now(void)
@@ -43,62 +55,53 @@ static void init_llvm(void)
     LLVMInitializeNativeAsmPrinter();
 }
 
-static LLVMTargetMachineRef host_machine(char **triple, char *err, size_t errlen)
+static LLVMTargetMachineRef host_machine(jit_engine *j, char *err, size_t errlen)
 {
-    *triple = LLVMGetDefaultTargetTriple();
+    j->triple = LLVMGetDefaultTargetTriple();
     LLVMTargetRef target;
     char *msg = NULL;
-    if (LLVMGetTargetFromTriple(*triple, &target, &msg)) {
-        snprintf(err, errlen, "no LLVM target for %s: %s", *triple, msg);
+    if (LLVMGetTargetFromTriple(j->triple, &target, &msg)) {
+        snprintf(err, errlen, "no LLVM target for %s: %s", j->triple, msg);
         LLVMDisposeMessage(msg);
         return NULL;
     }
-    char *cpu = LLVMGetHostCPUName(), *features = LLVMGetHostCPUFeatures();
+    j->cpu = LLVMGetHostCPUName();
+    j->features = LLVMGetHostCPUFeatures();
     LLVMTargetMachineRef tm =
-        LLVMCreateTargetMachine(target, *triple, cpu, features, LLVMCodeGenLevelDefault,
+        LLVMCreateTargetMachine(target, j->triple, j->cpu, j->features, LLVMCodeGenLevelDefault,
                                 LLVMRelocPIC, LLVMCodeModelSmall);
-    LLVMDisposeMessage(cpu);
-    LLVMDisposeMessage(features);
     if (!tm)
-        snprintf(err, errlen, "cannot create a target machine for %s", *triple);
+        snprintf(err, errlen, "cannot create a target machine for %s", j->triple);
     return tm;
 }
 
-static int define_symbols(jit_engine *j, const jit_symbol *syms, size_t n, char *err,
-                          size_t errlen)
+static int copy_symbols(jit_engine *j, const jit_symbol *syms, size_t n)
 {
-    if (!n)
-        return 0;
-    LLVMOrcCSymbolMapPair *pairs = calloc(n, sizeof *pairs);
-    if (!pairs)
-        return snprintf(err, errlen, "out of memory"), -1;
-    LLVMOrcExecutionSessionRef es = LLVMOrcLLJITGetExecutionSession(j->lljit);
-    char prefix = LLVMOrcLLJITGetGlobalPrefix(j->lljit);
+    j->syms = calloc(n ? n : 1, sizeof *j->syms);
+    if (!j->syms)
+        return -1;
     for (size_t i = 0; i < n; i++) {
-        char name[256];
-        snprintf(name, sizeof name, "%s%s", prefix ? (char[]){prefix, 0} : "", syms[i].name);
-        pairs[i].Name = LLVMOrcExecutionSessionIntern(es, name);
-        pairs[i].Sym.Address = (LLVMOrcExecutorAddress)(uintptr_t)syms[i].addr;
-        pairs[i].Sym.Flags.GenericFlags = LLVMJITSymbolGenericFlagsExported |
-                                          LLVMJITSymbolGenericFlagsCallable;
+        j->syms[i] = (jit_symbol){strdup(syms[i].name), syms[i].addr};
+        if (!j->syms[i].name)
+            return -1;
+        j->nsyms++;
     }
-    LLVMOrcMaterializationUnitRef mu = LLVMOrcAbsoluteSymbols(pairs, n);
-    free(pairs);
-    LLVMErrorRef e = LLVMOrcJITDylibDefine(LLVMOrcLLJITGetMainJITDylib(j->lljit), mu);
-    return e ? fail_llvm_error(e, "defining runtime symbols", err, errlen) : 0;
+    return 0;
 }
 
 jit_engine *jit_create(const jit_symbol *syms, size_t nsyms, char *err, size_t errlen)
 {
     pthread_once(&init_once, init_llvm);
     jit_engine *j = calloc(1, sizeof *j);
-    if (!j) {
+    if (!j || copy_symbols(j, syms, nsyms)) {
         snprintf(err, errlen, "out of memory");
+        jit_destroy(j);
         return NULL;
     }
-    j->tm = host_machine(&j->triple, err, errlen);
+    pthread_mutex_init(&j->lock, NULL);
+    j->tm = host_machine(j, err, errlen);
     LLVMErrorRef e = j->tm ? LLVMOrcCreateLLJIT(&j->lljit, NULL) : NULL;
-    if (!j->tm || e || define_symbols(j, syms, nsyms, err, errlen)) {
+    if (!j->tm || e) {
         if (e)
             fail_llvm_error(e, "creating the JIT", err, errlen);
         jit_destroy(j);
@@ -115,15 +118,24 @@ void jit_destroy(jit_engine *j)
         LLVMErrorRef e = LLVMOrcDisposeLLJIT(j->lljit);
         if (e)
             LLVMConsumeError(e);
+        pthread_mutex_destroy(&j->lock);
     }
     if (j->tm)
         LLVMDisposeTargetMachine(j->tm);
     LLVMDisposeMessage(j->triple);
+    LLVMDisposeMessage(j->cpu);
+    LLVMDisposeMessage(j->features);
+    for (size_t i = 0; i < j->nsyms; i++)
+        free((char *)j->syms[i].name);
+    free(j->syms);
+    free(j->spare);
     free(j);
 }
 
 LLVMTargetMachineRef jit_target_machine(jit_engine *j) { return j->tm; }
 const char *jit_triple(jit_engine *j) { return j->triple; }
+const char *jit_cpu(jit_engine *j) { return j->cpu; }
+const char *jit_features(jit_engine *j) { return j->features; }
 
 /* PTXJIT_DUMP_IR=FILE and PTXJIT_DUMP_ASM=FILE write the optimized IR and
  * the assembly of every module compiled (debugging aid). */
@@ -140,9 +152,9 @@ static void dump_module(jit_engine *j, LLVMModuleRef m)
     LLVMDisposeMessage(msg);
 }
 
-int jit_add_module(jit_engine *j, LLVMModuleRef m, jit_times *times, char *err, size_t errlen)
+int jit_compile(jit_engine *j, LLVMModuleRef m, void **obj, size_t *size, jit_times *times,
+                char *err, size_t errlen)
 {
-    jit_times t = {0};
     double t0 = now();
     LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
     LLVMErrorRef e = LLVMRunPasses(m, "default<O2>", j->tm, opts);
@@ -153,34 +165,173 @@ int jit_add_module(jit_engine *j, LLVMModuleRef m, jit_times *times, char *err, 
     }
     double t1 = now();
     dump_module(j, m);
-    LLVMMemoryBufferRef obj = NULL;
+    LLVMMemoryBufferRef buf = NULL;
     char *msg = NULL;
-    if (LLVMTargetMachineEmitToMemoryBuffer(j->tm, m, LLVMObjectFile, &msg, &obj)) {
+    /* Target machines are not thread-safe: codegen runs under the lock. */
+    pthread_mutex_lock(&j->lock);
+    LLVMBool bad = LLVMTargetMachineEmitToMemoryBuffer(j->tm, m, LLVMObjectFile, &msg, &buf);
+    pthread_mutex_unlock(&j->lock);
+    LLVMDisposeModule(m);
+    if (bad) {
         snprintf(err, errlen, "code generation failed: %s", msg);
         LLVMDisposeMessage(msg);
-        LLVMDisposeModule(m);
         return -1;
     }
-    LLVMDisposeModule(m);
-    double t2 = now();
-    e = LLVMOrcLLJITAddObjectFile(j->lljit, LLVMOrcLLJITGetMainJITDylib(j->lljit), obj);
-    if (e)
-        return fail_llvm_error(e, "loading the object", err, errlen);
-    t.optimize = t1 - t0;
-    t.codegen = t2 - t1;
-    t.load = now() - t2;
-    if (times)
-        *times = t;
+    *size = LLVMGetBufferSize(buf);
+    *obj = malloc(*size ? *size : 1);
+    if (*obj)
+        memcpy(*obj, LLVMGetBufferStart(buf), *size);
+    LLVMDisposeMemoryBuffer(buf);
+    if (!*obj)
+        return snprintf(err, errlen, "out of memory"), -1;
+    if (times) {
+        times->optimize = t1 - t0;
+        times->codegen = now() - t1;
+    }
     return 0;
 }
 
-void *jit_lookup(jit_engine *j, const char *name)
+/* A fresh dylib sees the runtime entry points (absolute symbols) and the
+ * process's own symbols (libm, memcpy, ...). */
+static LLVMErrorRef setup_dylib(jit_engine *j, LLVMOrcJITDylibRef jd)
 {
-    LLVMOrcExecutorAddress addr = 0;
-    LLVMErrorRef e = LLVMOrcLLJITLookup(j->lljit, &addr, name);
+    LLVMOrcExecutionSessionRef es = LLVMOrcLLJITGetExecutionSession(j->lljit);
+    char prefix = LLVMOrcLLJITGetGlobalPrefix(j->lljit);
+    LLVMOrcDefinitionGeneratorRef gen;
+    LLVMErrorRef e = LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(&gen, prefix, NULL, NULL);
+    if (e)
+        return e;
+    LLVMOrcJITDylibAddGenerator(jd, gen);
+    if (!j->nsyms)
+        return NULL;
+    LLVMOrcCSymbolMapPair *pairs = calloc(j->nsyms, sizeof *pairs);
+    if (!pairs)
+        return LLVMCreateStringError("out of memory");
+    for (size_t i = 0; i < j->nsyms; i++) {
+        char name[256];
+        snprintf(name, sizeof name, "%s%s", prefix ? (char[]){prefix, 0} : "", j->syms[i].name);
+        pairs[i].Name = LLVMOrcExecutionSessionIntern(es, name);
+        pairs[i].Sym.Address = (LLVMOrcExecutorAddress)(uintptr_t)j->syms[i].addr;
+        pairs[i].Sym.Flags.GenericFlags = LLVMJITSymbolGenericFlagsExported |
+                                          LLVMJITSymbolGenericFlagsCallable;
+    }
+    LLVMOrcMaterializationUnitRef mu = LLVMOrcAbsoluteSymbols(pairs, j->nsyms);
+    free(pairs);
+    e = LLVMOrcJITDylibDefine(jd, mu);
+    if (e)
+        LLVMOrcDisposeMaterializationUnit(mu);
+    return e;
+}
+
+/* A dylib for a new unit: a spare one (set up already) or a fresh one. */
+static LLVMOrcJITDylibRef take_dylib(jit_engine *j, char *err, size_t errlen)
+{
+    pthread_mutex_lock(&j->lock);
+    LLVMOrcJITDylibRef jd = j->nspare ? j->spare[--j->nspare] : NULL;
+    unsigned long id = j->next_unit++;
+    pthread_mutex_unlock(&j->lock);
+    if (jd)
+        return jd;
+    char name[64];
+    snprintf(name, sizeof name, "ptxjit.unit.%lu", id);
+    LLVMOrcExecutionSessionRef es = LLVMOrcLLJITGetExecutionSession(j->lljit);
+    LLVMErrorRef e = LLVMOrcExecutionSessionCreateJITDylib(es, &jd, name);
+    if (!e)
+        e = setup_dylib(j, jd);
     if (e) {
-        LLVMConsumeError(e);
+        fail_llvm_error(e, "creating a code unit", err, errlen);
         return NULL;
     }
-    return (void *)(uintptr_t)addr;
+    return jd;
+}
+
+static void give_back_dylib(jit_engine *j, LLVMOrcJITDylibRef jd)
+{
+    pthread_mutex_lock(&j->lock);
+    if (j->nspare == j->capspare) {
+        size_t cap = j->capspare ? 2 * j->capspare : 8;
+        LLVMOrcJITDylibRef *v = realloc(j->spare, cap * sizeof *v);
+        if (v) {
+            j->spare = v;
+            j->capspare = cap;
+        }
+    }
+    if (j->nspare < j->capspare)
+        j->spare[j->nspare++] = jd; /* else the (empty) dylib is just not reused */
+    pthread_mutex_unlock(&j->lock);
+}
+
+jit_unit *jit_load(jit_engine *j, const void *obj, size_t size, char *err, size_t errlen)
+{
+    jit_unit *u = calloc(1, sizeof *u);
+    if (!u)
+        return snprintf(err, errlen, "out of memory"), NULL;
+    u->j = j;
+    u->jd = take_dylib(j, err, errlen);
+    if (!u->jd) {
+        free(u);
+        return NULL;
+    }
+    u->rt = LLVMOrcJITDylibCreateResourceTracker(u->jd);
+    LLVMMemoryBufferRef buf =
+        LLVMCreateMemoryBufferWithMemoryRangeCopy(obj, size, "ptxjit-object");
+    LLVMErrorRef e = LLVMOrcLLJITAddObjectFileWithRT(j->lljit, u->rt, buf);
+    if (e) {
+        fail_llvm_error(e, "loading the object", err, errlen);
+        jit_unit_free(u);
+        return NULL;
+    }
+    return u;
+}
+
+/* ExecutionSession lookups report through a callback, possibly on another
+ * thread: wait for it. */
+typedef struct lookup_wait {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int done;
+    LLVMOrcExecutorAddress addr;
+} lookup_wait;
+
+static void lookup_done(LLVMErrorRef e, LLVMOrcCSymbolMapPairs res, size_t n, void *ctx)
+{
+    lookup_wait *w = ctx;
+    pthread_mutex_lock(&w->mu);
+    if (e)
+        LLVMConsumeError(e);
+    else if (n)
+        w->addr = res[0].Sym.Address;
+    w->done = 1;
+    pthread_cond_signal(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+}
+
+void *jit_unit_lookup(jit_unit *u, const char *name)
+{
+    LLVMOrcExecutionSessionRef es = LLVMOrcLLJITGetExecutionSession(u->j->lljit);
+    LLVMOrcCJITDylibSearchOrderElement order = {
+        u->jd, LLVMOrcJITDylibLookupFlagsMatchExportedSymbolsOnly};
+    LLVMOrcCLookupSetElement sym = {LLVMOrcLLJITMangleAndIntern(u->j->lljit, name),
+                                    LLVMOrcSymbolLookupFlagsRequiredSymbol};
+    lookup_wait w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0};
+    LLVMOrcExecutionSessionLookup(es, LLVMOrcLookupKindStatic, &order, 1, &sym, 1, lookup_done, &w);
+    pthread_mutex_lock(&w.mu);
+    while (!w.done)
+        pthread_cond_wait(&w.cv, &w.mu);
+    pthread_mutex_unlock(&w.mu);
+    return (void *)(uintptr_t)w.addr;
+}
+
+void jit_unit_free(jit_unit *u)
+{
+    if (!u)
+        return;
+    if (u->rt) {
+        LLVMErrorRef e = LLVMOrcResourceTrackerRemove(u->rt);
+        if (e)
+            LLVMConsumeError(e);
+        LLVMOrcReleaseResourceTracker(u->rt);
+    }
+    give_back_dylib(u->j, u->jd);
+    free(u);
 }

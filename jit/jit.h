@@ -1,5 +1,10 @@
 /* jit.h - host target machine, optimization, object emission and loading
- * (ORC LLJIT) for modules produced by lower/. */
+ * (ORC LLJIT) for modules produced by lower/.
+ *
+ * Compiling and loading are separate steps with the object file's bytes in
+ * between, so that the cache can store objects and load them without LLVM
+ * IR.  Each loaded object lives in its own JITDylib ("unit"): two units may
+ * define the same symbols, and unloading one frees its code and data. */
 #ifndef PTXJIT_JIT_H
 #define PTXJIT_JIT_H
 
@@ -8,6 +13,7 @@
 #include <stddef.h>
 
 typedef struct jit_engine jit_engine;
+typedef struct jit_unit jit_unit;
 
 typedef struct jit_symbol {
     const char *name;
@@ -15,23 +21,35 @@ typedef struct jit_symbol {
 } jit_symbol;
 
 /* Creates an engine for the host CPU; runtime entry points are defined as
- * absolute symbols.  NULL with a message in err on failure. */
+ * absolute symbols in every unit.  NULL with a message in err on failure. */
 jit_engine *jit_create(const jit_symbol *syms, size_t nsyms, char *err, size_t errlen);
 void jit_destroy(jit_engine *j);
 
-/* The engine's target machine and data layout: lower/ must build modules
- * for this target. */
+/* The engine's target machine: lower/ must build modules for it. */
 LLVMTargetMachineRef jit_target_machine(jit_engine *j);
+/* What the generated code depends on (cache keys include all three). */
 const char *jit_triple(jit_engine *j);
+const char *jit_cpu(jit_engine *j);
+const char *jit_features(jit_engine *j);
 
-/* Optimizes (O2-class pipeline), emits an object and loads it.  Takes
- * ownership of m.  Returns 0, or -1 with a message.  Times in seconds. */
 typedef struct jit_times {
     double optimize, codegen, load;
 } jit_times;
-int jit_add_module(jit_engine *j, LLVMModuleRef m, jit_times *times, char *err, size_t errlen);
 
-/* Address of a loaded symbol, or NULL. */
-void *jit_lookup(jit_engine *j, const char *name);
+/* Optimizes (O2-class pipeline) and emits an object file into *obj
+ * (malloc'd, *size bytes).  Takes ownership of m.  Returns 0, or -1 with a
+ * message.  Fills times->optimize and times->codegen (seconds). */
+int jit_compile(jit_engine *j, LLVMModuleRef m, void **obj, size_t *size, jit_times *times,
+                char *err, size_t errlen);
+
+/* Loads an object file (the bytes are copied) into a new unit.  NULL with
+ * a message on failure.  Thread-safe. */
+jit_unit *jit_load(jit_engine *j, const void *obj, size_t size, char *err, size_t errlen);
+
+/* Address of a symbol defined by the unit's object, or NULL. */
+void *jit_unit_lookup(jit_unit *u, const char *name);
+
+/* Frees the unit's code and data; its addresses become invalid. */
+void jit_unit_free(jit_unit *u);
 
 #endif

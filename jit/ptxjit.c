@@ -1,14 +1,18 @@
 /* ptxjit.c - the whole pipeline in order, behind the embedding API:
  *
  *   PTX text -> parse -> check -> lower (LLVM IR, verified) -> optimize ->
- *   codegen -> load (LLJIT) -> look up warp functions -> launch (rt)
+ *   codegen -> (object file + module metadata) -> load (a JIT unit) ->
+ *   look up warp functions and variables -> launch (rt)
  *
- * Each stage only runs on the previous stage's clean output. */
+ * Each stage only runs on the previous stage's clean output.  The object
+ * file and its metadata are the seam where the compiled-code cache sits:
+ * loading needs neither the PTX nor LLVM IR. */
 #include "ptxjit/ptxjit.h"
 
 #include "jit.h"
 #include "launch.h"
 #include "lower.h"
+#include "module_meta.h"
 #include "ptx.h"
 
 #include <pthread.h>
@@ -19,14 +23,19 @@
 
 struct ptxjit_kernel {
     rt_kernel rt;
-    const ptx_func *decl;
+    const ptx_func *decl;    /* NULL without a parse */
+    const ptxjit_kernel_info *info;
 };
 
 struct ptxjit_module {
     ptxjit_ctx *ctx;
-    ptx_module *ir;
+    ptx_module *ir;          /* NULL when loaded without a parse */
+    jit_unit *unit;
+    module_meta meta;
     ptxjit_kernel *kernels;
     uint32_t nkernels;
+    ptxjit_global_info *globals;
+    uint32_t nglobals;
     ptxjit_stats stats;
 };
 
@@ -96,26 +105,97 @@ static char *render_log(const ptx_diags *d, const char *name, const char *src, s
     return buf;
 }
 
-static ptxjit_module *fail(ptxjit_module *m, ptx_diags *d, const char *name, const char *src,
-                           size_t len, char **log)
+/* Stage 1: PTX text -> object file + metadata (and the parsed module, kept
+ * for ptxjit_kernel_decl).  Returns 0, or the number of errors in d. */
+static uint32_t compile_ptx(ptxjit_ctx *c, const char *src, size_t len, const char *name,
+                            ptx_module **ir, void **obj, size_t *objsize, module_meta *mm,
+                            ptx_diags *d, ptxjit_stats *st)
 {
-    if (log)
-        *log = render_log(d, name, src, len);
-    ptx_diags_free(d);
+    double t0 = now();
+    *ir = ptx_parse(src, len, name, d);
+    if (!*ir)
+        return ptx_diag_add(d, (ptx_loc){1, 1}, "out of memory"), d->n;
+    if (d->n || ptx_check(*ir, d))
+        return d->n;
+    double t1 = now();
+    lower_result lr;
+    if (lower_module(*ir, c->llvm, jit_target_machine(c->jit), &lr, d))
+        return d->n;
+    st->parse = t1 - t0;
+    st->lower = now() - t1;
+    char err[512];
+    jit_times jt = {0};
+    if (module_meta_from_lower(&lr, mm)) {
+        LLVMDisposeModule(lr.mod);
+        ptx_diag_add(d, (ptx_loc){1, 1}, "out of memory");
+    } else if (jit_compile(c->jit, lr.mod, obj, objsize, &jt, err, sizeof err)) {
+        module_meta_free(mm);
+        ptx_diag_add(d, (ptx_loc){1, 1}, "%s", err);
+    }
+    lower_result_free(&lr);
+    st->optimize = jt.optimize;
+    st->codegen = jt.codegen;
+    return d->n;
+}
+
+/* Stage 2: object file + metadata -> a loaded module.  Takes ownership of
+ * mm.  NULL with a message in err. */
+static ptxjit_module *instantiate(ptxjit_ctx *c, const void *obj, size_t size, module_meta *mm,
+                                  char *err, size_t errlen)
+{
+    ptxjit_module *m = calloc(1, sizeof *m);
+    if (!m) {
+        module_meta_free(mm);
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    m->ctx = c;
+    m->meta = *mm;
+    memset(mm, 0, sizeof *mm);
+    m->kernels = calloc(m->meta.nkernels ? m->meta.nkernels : 1, sizeof *m->kernels);
+    m->globals = calloc(m->meta.nglobals ? m->meta.nglobals : 1, sizeof *m->globals);
+    if (!m->kernels || !m->globals) {
+        snprintf(err, errlen, "out of memory");
+        goto fail;
+    }
+    m->unit = jit_load(c->jit, obj, size, err, errlen);
+    if (!m->unit)
+        goto fail;
+    for (uint32_t i = 0; i < m->meta.nkernels; i++) {
+        const mm_kernel *mk = &m->meta.kernels[i];
+        ptxjit_kernel *k = &m->kernels[m->nkernels];
+        k->info = &mk->info;
+        k->rt = (rt_kernel){mk->info.name, (ptxjit_warp_fn)jit_unit_lookup(m->unit, mk->symbol),
+                            mk->info.static_smem, mk->info.dyn_smem_align, mk->info.uses_barriers};
+        if (!k->rt.fn) {
+            snprintf(err, errlen, "internal error: kernel '%s' did not load", mk->info.name);
+            goto fail;
+        }
+        m->nkernels++;
+    }
+    for (uint32_t i = 0; i < m->meta.nglobals; i++) {
+        const mm_global *g = &m->meta.globals[i];
+        m->globals[i] = (ptxjit_global_info){g->name, jit_unit_lookup(m->unit, g->symbol),
+                                             g->size, g->is_const};
+        if (!m->globals[i].addr) {
+            snprintf(err, errlen, "internal error: variable '%s' did not load", g->name);
+            goto fail;
+        }
+        m->nglobals++;
+    }
+    return m;
+fail:
     ptxjit_module_unload(m);
     return NULL;
 }
 
-static ptxjit_module *load_locked(ptxjit_ctx *c, const char *src, size_t len, const char *name,
-                                  char **log, ptxjit_stats *stats);
-
-ptxjit_module *ptxjit_load(ptxjit_ctx *c, const char *src, size_t len, const char *name,
-                           char **log, ptxjit_stats *stats)
+static const ptx_func *find_entry(const ptx_module *ir, const char *name)
 {
-    pthread_mutex_lock(&c->lock);
-    ptxjit_module *m = load_locked(c, src, len, name, log, stats);
-    pthread_mutex_unlock(&c->lock);
-    return m;
+    for (uint32_t i = 0; i < ir->nitems; i++)
+        if (ir->items[i].kind == PTX_ITEM_FUNC && ir->items[i].func->is_entry &&
+            !strcmp(ir->items[i].func->name, name))
+            return ir->items[i].func;
+    return NULL;
 }
 
 static ptxjit_module *load_locked(ptxjit_ctx *c, const char *src, size_t len, const char *name,
@@ -123,49 +203,30 @@ static ptxjit_module *load_locked(ptxjit_ctx *c, const char *src, size_t len, co
 {
     ptxjit_stats st = {0};
     ptx_diags d = {0};
-    if (log)
-        *log = NULL;
-    ptxjit_module *m = calloc(1, sizeof *m);
-    if (!m)
+    ptx_module *ir = NULL;
+    void *obj = NULL;
+    size_t objsize = 0;
+    module_meta mm = {0};
+    ptxjit_module *m = NULL;
+    if (!compile_ptx(c, src, len, name, &ir, &obj, &objsize, &mm, &d, &st)) {
+        char err[512];
+        double t0 = now();
+        m = instantiate(c, obj, objsize, &mm, err, sizeof err);
+        st.load = now() - t0;
+        if (!m)
+            ptx_diag_add(&d, (ptx_loc){1, 1}, "%s", err);
+    }
+    free(obj);
+    if (!m) {
+        if (log)
+            *log = render_log(&d, name, src, len);
+        ptx_diags_free(&d);
+        ptx_module_free(ir);
         return NULL;
-    m->ctx = c;
-    double t0 = now();
-    m->ir = ptx_parse(src, len, name, &d);
-    if (!m->ir || d.n || ptx_check(m->ir, &d))
-        return fail(m, &d, name, src, len, log);
-    double t1 = now();
-    lower_result lr;
-    if (lower_module(m->ir, c->llvm, jit_target_machine(c->jit), &lr, &d))
-        return fail(m, &d, name, src, len, log);
-    st.parse = t1 - t0;
-    st.lower = now() - t1;
-    m->kernels = calloc(lr.nkernels ? lr.nkernels : 1, sizeof *m->kernels);
-    char err[512];
-    jit_times jt;
-    if (!m->kernels || jit_add_module(c->jit, lr.mod, &jt, err, sizeof err)) {
-        ptx_diag_add(&d, (ptx_loc){1, 1}, "%s", m->kernels ? err : "out of memory");
-        lower_result_free(&lr);
-        return fail(m, &d, name, src, len, log);
     }
-    double t2 = now();
-    for (uint32_t i = 0; i < lr.nkernels; i++) {
-        lower_kernel *lk = &lr.kernels[i];
-        ptxjit_kernel *k = &m->kernels[m->nkernels];
-        k->decl = lk->func;
-        k->rt = (rt_kernel){lk->func->name, (ptxjit_warp_fn)jit_lookup(c->jit, lk->symbol),
-                            lk->static_smem, lk->dyn_smem_align, lk->uses_barriers};
-        if (!k->rt.fn) {
-            ptx_diag_add(&d, lk->func->loc, "internal error: kernel '%s' did not load",
-                         lk->func->name);
-            lower_result_free(&lr);
-            return fail(m, &d, name, src, len, log);
-        }
-        m->nkernels++;
-    }
-    lower_result_free(&lr);
-    st.optimize = jt.optimize;
-    st.codegen = jt.codegen;
-    st.load = jt.load + (now() - t2);
+    m->ir = ir;
+    for (uint32_t i = 0; i < m->nkernels; i++)
+        m->kernels[i].decl = find_entry(ir, m->kernels[i].rt.name);
     m->stats = st;
     if (stats)
         *stats = st;
@@ -173,13 +234,26 @@ static ptxjit_module *load_locked(ptxjit_ctx *c, const char *src, size_t len, co
     return m;
 }
 
-/* Loaded code stays in the JIT until the context is destroyed. */
+ptxjit_module *ptxjit_load(ptxjit_ctx *c, const char *src, size_t len, const char *name,
+                           char **log, ptxjit_stats *stats)
+{
+    if (log)
+        *log = NULL;
+    pthread_mutex_lock(&c->lock);
+    ptxjit_module *m = load_locked(c, src, len, name, log, stats);
+    pthread_mutex_unlock(&c->lock);
+    return m;
+}
+
 void ptxjit_module_unload(ptxjit_module *m)
 {
     if (!m)
         return;
+    jit_unit_free(m->unit);
     ptx_module_free(m->ir);
+    module_meta_free(&m->meta);
     free(m->kernels);
+    free(m->globals);
     free(m);
 }
 
@@ -199,7 +273,22 @@ const ptxjit_kernel *ptxjit_kernel_at(const ptxjit_module *m, uint32_t i)
     return i < m->nkernels ? &m->kernels[i] : NULL;
 }
 const char *ptxjit_kernel_name(const ptxjit_kernel *k) { return k->rt.name; }
+const ptxjit_kernel_info *ptxjit_kernel_info_of(const ptxjit_kernel *k) { return k->info; }
 const void *ptxjit_kernel_decl(const ptxjit_kernel *k) { return k->decl; }
+
+const ptxjit_global_info *ptxjit_global_get(const ptxjit_module *m, const char *name)
+{
+    for (uint32_t i = 0; i < m->nglobals; i++)
+        if (!strcmp(m->globals[i].name, name))
+            return &m->globals[i];
+    return NULL;
+}
+
+uint32_t ptxjit_global_count(const ptxjit_module *m) { return m->nglobals; }
+const ptxjit_global_info *ptxjit_global_at(const ptxjit_module *m, uint32_t i)
+{
+    return i < m->nglobals ? &m->globals[i] : NULL;
+}
 
 ptxjit_status ptxjit_launch(ptxjit_ctx *c, const ptxjit_kernel *k, const ptxjit_launch_cfg *cfg,
                             char *err, size_t errlen)

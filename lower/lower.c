@@ -268,6 +268,39 @@ static LLVMValueRef initializer(lw *L, const ptx_var *v, flat_init *fi)
     return s;
 }
 
+/* Symbols of kernels and module variables: each module is loaded into its
+ * own JIT unit, so the names only need to be unique within the module (and
+ * the same object file can be cached and loaded any number of times). */
+static char *prefixed_symbol(const char *prefix, const char *name)
+{
+    size_t n = strlen(prefix) + strlen(name) + 1;
+    char *s = malloc(n);
+    if (s)
+        snprintf(s, n, "%s%s", prefix, name);
+    return s;
+}
+
+static char *entry_symbol(const char *name) { return prefixed_symbol("ptxjit.entry.", name); }
+
+/* Remembers an exported variable for lower_result.globals. */
+static void record_global(lw *L, const ptx_var *v, char *sym, uint64_t size)
+{
+    if (!sym)
+        return;
+    if (L->nglobals == L->capglobals) {
+        uint32_t cap = L->capglobals ? 2 * L->capglobals : 8;
+        lower_global *g = realloc(L->globals_out, cap * sizeof *g);
+        if (!g) {
+            free(sym);
+            return;
+        }
+        L->globals_out = g;
+        L->capglobals = cap;
+    }
+    L->globals_out[L->nglobals++] =
+        (lower_global){.var = v, .symbol = sym, .size = size, .is_const = v->space == PTX_SP_CONST};
+}
+
 static void lower_module_var(lw *L, const ptx_var *v)
 {
     uint64_t size = var_size(v);
@@ -296,10 +329,15 @@ static void lower_module_var(lw *L, const ptx_var *v)
     if (v->init)
         flatten(L, v, v->init, &fi);
     LLVMValueRef init = initializer(L, v, &fi);
-    LLVMValueRef g = LLVMAddGlobal(L->mod, LLVMTypeOf(init), v->name);
+    /* Exported, so that the host can find it (cuModuleGetGlobal) and
+     * write it (cudaMemcpyToSymbol, even for .const). */
+    char *sym = prefixed_symbol(LOWER_VAR_PREFIX, v->name);
+    LLVMValueRef g = LLVMAddGlobal(L->mod, LLVMTypeOf(init), sym ? sym : v->name);
     LLVMSetInitializer(g, init);
     LLVMSetAlignment(g, var_align(v) < 16 ? 16 : var_align(v));
-    LLVMSetLinkage(g, LLVMInternalLinkage);
+    /* LLVM renames a clash (function-scope statics of the same name). */
+    free(sym);
+    record_global(L, v, strdup(LLVMGetValueName(g)), size);
     free(fi.bytes);
     free(fi.relocs);
     ptrmap_put(&L->globals, v, g);
@@ -323,15 +361,7 @@ LLVMTypeRef lower_func_type(lw *L, const ptx_func *f)
     return t;
 }
 
-/* Entry symbols carry the module's serial number: many modules share one
- * JIT, and two may define kernels of the same name. */
-static char *entry_symbol(const lw *L, const char *name)
-{
-    size_t n = strlen(name) + 32;
-    char *s = malloc(n);
-    snprintf(s, n, "ptxjit.%u.entry.%s", L->serial, name);
-    return s;
-}
+
 
 static bool module_has_barriers(const ptx_module *m)
 {
@@ -353,7 +383,7 @@ static void declare_function(lw *L, const ptx_func *f)
     LLVMValueRef fnv;
     if (f->is_entry) {
         LLVMTypeRef p[2] = {L->ptr, L->i32};
-        char *sym = entry_symbol(L, f->name);
+        char *sym = entry_symbol(f->name);
         fnv = LLVMAddFunction(L->mod, sym, LLVMFunctionType(L->voidt, p, 2, false));
         free(sym);
     } else {
@@ -592,8 +622,6 @@ uint32_t lower_module(const ptx_module *m, LLVMContextRef ctx, LLVMTargetMachine
     LLVMDisposeTargetData(dl);
     L.b = LLVMCreateBuilderInContext(ctx);
     L.dyn_smem_align = 16;
-    static _Atomic uint32_t serial;
-    L.serial = serial++;
     bool barriers = module_has_barriers(m);
     uint32_t nkernels = 0;
     for (uint32_t i = 0; i < m->nitems; i++) {
@@ -617,7 +645,7 @@ uint32_t lower_module(const ptx_module *m, LLVMContextRef ctx, LLVMTargetMachine
         if (f->is_entry) {
             lower_kernel *k = &out->kernels[out->nkernels++];
             k->func = f;
-            k->symbol = entry_symbol(&L, f->name);
+            k->symbol = entry_symbol(f->name);
         }
     }
     LLVMValueRef dyn = LLVMGetNamedGlobal(L.mod, "ptxjit.dynsmem");
@@ -639,11 +667,16 @@ uint32_t lower_module(const ptx_module *m, LLVMContextRef ctx, LLVMTargetMachine
     ptrmap_free(&L.shared_off);
     ptrmap_free(&L.funcs);
     if (L.errors) {
+        for (uint32_t i = 0; i < L.nglobals; i++)
+            free(L.globals_out[i].symbol);
+        free(L.globals_out);
         LLVMDisposeModule(L.mod);
         lower_result_free(out);
         return L.errors;
     }
     out->mod = L.mod;
+    out->globals = L.globals_out;
+    out->nglobals = L.nglobals;
     return 0;
 }
 
@@ -652,5 +685,8 @@ void lower_result_free(lower_result *r)
     for (uint32_t i = 0; i < r->nkernels; i++)
         free(r->kernels[i].symbol);
     free(r->kernels);
+    for (uint32_t i = 0; i < r->nglobals; i++)
+        free(r->globals[i].symbol);
+    free(r->globals);
     memset(r, 0, sizeof *r);
 }

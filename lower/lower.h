@@ -19,10 +19,23 @@ typedef struct lower_kernel {
     bool uses_barriers;      /* needs fibers */
 } lower_kernel;
 
+/* A .global or .const variable, exported from the object as
+ * LOWER_VAR_PREFIX + its name (the symbol may differ when two
+ * function-scope statics share a name). */
+#define LOWER_VAR_PREFIX "ptxjit.var."
+typedef struct lower_global {
+    const ptx_var *var;
+    char *symbol;
+    uint64_t size;           /* bytes */
+    bool is_const;
+} lower_global;
+
 typedef struct lower_result {
     LLVMModuleRef mod;
     lower_kernel *kernels;
     uint32_t nkernels;
+    lower_global *globals;
+    uint32_t nglobals;
 } lower_result;
 
 /* Lowers every function of a checked module.  Unsupported constructs are

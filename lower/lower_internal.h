@@ -35,7 +35,8 @@ typedef struct lw {
     ptrmap shared_off;   /* ptx_var* -> (void*)(offset + 1) in the shared window */
     ptrmap funcs;        /* ptx_func* -> LLVMValueRef */
     uint32_t static_smem, dyn_smem_align;
-    uint32_t serial;     /* distinguishes modules loaded into one JIT */
+    lower_global *globals_out; /* exported variables, for lower_result */
+    uint32_t nglobals, capglobals;
 } lw;
 
 /* Storage of one register (or one element of a %r<N> family). */

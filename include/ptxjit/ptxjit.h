@@ -43,17 +43,57 @@ void ptxjit_destroy(ptxjit_ctx *ctx);
  * "name:line:col: error: ..." lines (free() it). */
 ptxjit_module *ptxjit_load(ptxjit_ctx *ctx, const char *ptx, size_t len, const char *name,
                            char **log, ptxjit_stats *stats);
+/* Frees the module's code and variables; its kernels must not be running. */
 void ptxjit_module_unload(ptxjit_module *m);
 /* The stage timings of the ptxjit_load that produced m. */
 ptxjit_stats ptxjit_module_stats(const ptxjit_module *m);
+
+/* A kernel parameter, as CUDA lays it out in the parameter buffer. */
+typedef struct ptxjit_param_info {
+    const char *name;
+    const char *type;        /* PTX type without the dot: "u64", "f32", "b8" */
+    uint32_t vec;            /* 0, 2 or 4 (.v2, .v4) */
+    uint64_t count;          /* array elements; 1 for a scalar */
+    uint32_t offset;         /* bytes from the start of the buffer */
+    uint32_t size, align;    /* bytes */
+} ptxjit_param_info;
+
+/* What launching a kernel needs to know, available without the PTX. */
+typedef struct ptxjit_kernel_info {
+    const char *name;
+    uint32_t nparams;
+    const ptxjit_param_info *params;
+    uint32_t param_bytes;    /* size of the parameter buffer */
+    uint32_t static_smem;    /* bytes of static .shared */
+    uint32_t dyn_smem_align; /* alignment of the dynamic .shared area */
+    uint32_t reqntid[3], maxntid[3]; /* 0: not declared */
+    uint32_t minnctapersm, maxnreg;  /* 0: not declared */
+    bool uses_barriers;
+} ptxjit_kernel_info;
+
+/* A module-scope .global or .const variable. */
+typedef struct ptxjit_global_info {
+    const char *name;
+    void *addr;
+    uint64_t size;
+    bool is_const;
+} ptxjit_global_info;
 
 /* Kernels of a module, by name or index; NULL if absent. */
 const ptxjit_kernel *ptxjit_kernel_get(const ptxjit_module *m, const char *name);
 uint32_t ptxjit_kernel_count(const ptxjit_module *m);
 const ptxjit_kernel *ptxjit_kernel_at(const ptxjit_module *m, uint32_t i);
 const char *ptxjit_kernel_name(const ptxjit_kernel *k);
-/* The kernel's declaration in the parsed module (const ptx_func *). */
+const ptxjit_kernel_info *ptxjit_kernel_info_of(const ptxjit_kernel *k);
+/* The kernel's declaration in the parsed module (const ptx_func *), or
+ * NULL when the module was loaded without parsing (from the cache). */
 const void *ptxjit_kernel_decl(const ptxjit_kernel *k);
+
+/* Module variables by name or index; NULL if absent.  Each loaded module
+ * has its own copy, initialized from the PTX. */
+const ptxjit_global_info *ptxjit_global_get(const ptxjit_module *m, const char *name);
+uint32_t ptxjit_global_count(const ptxjit_module *m);
+const ptxjit_global_info *ptxjit_global_at(const ptxjit_module *m, uint32_t i);
 
 typedef struct ptxjit_launch_cfg {
     uint32_t grid[3], block[3];
