@@ -290,9 +290,35 @@ const ptxjit_global_info *ptxjit_global_at(const ptxjit_module *m, uint32_t i)
     return i < m->nglobals ? &m->globals[i] : NULL;
 }
 
+/* A GPU refuses a block over the kernel's .maxntid (a bound on the total
+ * thread count) or other than its .reqntid. */
+static bool block_fits_bounds(const ptxjit_kernel_info *ki, const uint32_t block[3], char *err,
+                              size_t errlen)
+{
+    uint64_t threads = (uint64_t)block[0] * block[1] * block[2], max = 1;
+    for (int i = 0; i < 3; i++)
+        max *= ki->maxntid[i] ? ki->maxntid[i] : 1;
+    if (ki->maxntid[0] && threads > max) {
+        snprintf(err, errlen, "kernel '%s': block of %llu threads exceeds its .maxntid (%llu)",
+                 ki->name, (unsigned long long)threads, (unsigned long long)max);
+        return false;
+    }
+    if (ki->reqntid[0])
+        for (int i = 0; i < 3; i++)
+            if (block[i] != (ki->reqntid[i] ? ki->reqntid[i] : 1)) {
+                snprintf(err, errlen, "kernel '%s': block (%u,%u,%u) differs from its .reqntid "
+                         "(%u,%u,%u)", ki->name, block[0], block[1], block[2], ki->reqntid[0],
+                         ki->reqntid[1] ? ki->reqntid[1] : 1, ki->reqntid[2] ? ki->reqntid[2] : 1);
+                return false;
+            }
+    return true;
+}
+
 ptxjit_status ptxjit_launch(ptxjit_ctx *c, const ptxjit_kernel *k, const ptxjit_launch_cfg *cfg,
                             char *err, size_t errlen)
 {
+    if (!block_fits_bounds(k->info, cfg->block, err, errlen))
+        return PTXJIT_ERR_INVALID;
     rt_launch_cfg rc = {.dyn_smem = cfg->shared_bytes, .params = cfg->params,
                         .printf_out = cfg->printf_out};
     memcpy(rc.grid, cfg->grid, sizeof rc.grid);
