@@ -7,6 +7,7 @@
 #include "fiber.h"
 #include "pool.h"
 #include "printf.h"
+#include "shared_window.h"
 #include "shims.h"
 
 #include <pthread.h>
@@ -25,8 +26,7 @@ typedef struct launch_ctx launch_ctx;
 typedef struct worker {
     ptxjit_cta cta;
     launch_ctx *lc;
-    char *shared;
-    size_t shared_cap;
+    rt_shared_window shared;
     rt_fiber sched;
     rt_fiber *fibers;
     void **stacks;
@@ -85,7 +85,7 @@ static void worker_free(worker *w)
     free(w->stacks);
     free(w->fibers);
     free(w->state);
-    free(w->shared);
+    rt_shared_window_free(&w->shared);
     free(w->printf_seq);
 }
 
@@ -107,13 +107,8 @@ unsigned rt_device_workers(const rt_device *d) { return d->nworkers; }
 static bool worker_prepare(worker *w, const rt_kernel *k, uint32_t nwarps, size_t smem,
                            uint32_t nthreads)
 {
-    if (smem > w->shared_cap) {
-        free(w->shared);
-        w->shared = aligned_alloc(64, (smem + 63) & ~(size_t)63);
-        w->shared_cap = w->shared ? smem : 0;
-        if (!w->shared)
-            return false;
-    }
+    if (!rt_shared_window_resize(&w->shared, smem, k->dyn_smem_align > 64 ? k->dyn_smem_align : 64))
+        return false;
     if (nthreads > w->nseq) {
         free(w->printf_seq);
         w->printf_seq = calloc(nthreads, sizeof *w->printf_seq);
@@ -317,7 +312,7 @@ static int run_chunk(void *ctx, unsigned wi, uint64_t begin, uint64_t end)
     w->lc = lc;
     w->cta.launch = &lc->launch;
     w->cta.worker = w;
-    w->cta.shared = w->shared;
+    w->cta.shared = w->shared.base;
     w->cta.nwarps = (lc->launch.nthreads + PTXJIT_WARP_SIZE - 1) / PTXJIT_WARP_SIZE;
     volatile uint64_t i = begin;
     if (RT_FAULT_TRY(&w->fault)) {

@@ -2727,7 +2727,7 @@ static void test_launch_bounds(void **state)
 
 /* Out-of-range .shared accesses: a GPU stops the kernel (out-of-range
  * address); here they must be PTXJIT_ERR_FAULT, not writes into whatever
- * host memory follows the shared window. */
+ * host memory follows the shared window (rt/shared_window.c). */
 static const char shared_oob_ptx[] =
     ".version 7.0\n.target sm_80\n.address_size 64\n"
     "// thread 0 stores 12345 at shared byte offset `off` of a 16-byte array\n"
@@ -2759,21 +2759,26 @@ static void test_shared_out_of_range(void **state)
         p_ptr(&p, &out), p_u32(&p, 12);
         launch1(&r, 2, 40, &p);
         check_u32(&r, "out", &out, &want, 1);
-        /* Running the out-of-range store today writes into the host heap
-         * past the shared buffer (rt/launch.c allocates exactly the shared
-         * size), so the case is skipped before it runs. */
+        /* Out of range: just past the CTA's shared allocation (64-byte
+         * granularity here), 1 MiB past, and a negative offset wrapped to
+         * 32 bits.  Each stops the kernel; the context stays usable. */
+        static const uint32_t bad[] = {64, 4096, 1u << 20, 0xFFFFFFF0u};
+        for (size_t q = 0; q < sizeof bad / sizeof bad[0]; q++) {
+            char err[512];
+            p = (params){0};
+            p_ptr(&p, &out), p_u32(&p, bad[q]);
+            uint32_t g[3] = {1, 1, 1}, b[3] = {32, 1, 1};
+            ptxjit_status st = launch_status(&r, g, b, 0, &p, NULL, err, sizeof err);
+            if (st != PTXJIT_ERR_FAULT || !strstr(err, "shared_oob"))
+                fail_msg("%s: store at shared offset %#x: status %d (%s), want PTXJIT_ERR_FAULT",
+                         r.what, bad[q], (int)st, err);
+            out = 0;
+            p = (params){0};
+            p_ptr(&p, &out), p_u32(&p, 8);
+            launch1(&r, 1, 32, &p);
+            check_u32(&r, "out after a fault", &out, &want, 1);
+        }
         ptxjit_module_unload(m);
-        known_bug(&r, "BUG-SHARED-OOB: .shared (and .local) accesses are not range-checked: "
-                      "st.shared 1 MiB past a 16-byte array returns PTXJIT_OK after writing "
-                      "into host memory (reproducer: shared_oob_ptx in this file, off = 1048576)");
-        char err[512];
-        p = (params){0};
-        p_ptr(&p, &out), p_u32(&p, 1u << 20);
-        uint32_t g[3] = {1, 1, 1}, b[3] = {32, 1, 1};
-        ptxjit_status st = launch_status(&r, g, b, 0, &p, NULL, err, sizeof err);
-        if (st != PTXJIT_ERR_FAULT)
-            fail_msg("%s: store 1 MiB past shared: status %d, want PTXJIT_ERR_FAULT", r.what,
-                     (int)st);
     }
 }
 

@@ -1,0 +1,61 @@
+/* shared_window.c - guarded .shared windows (see shared_window.h). */
+#include "shared_window.h"
+
+#include <stdint.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* Below the base: negative offsets and small underflows. */
+#define GUARD_BELOW ((size_t)64 << 10)
+#define SPAN_ABOVE ((size_t)1 << 32)
+
+static size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
+
+static int reserve(rt_shared_window *w)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    w->region_size = round_up(GUARD_BELOW, page) + SPAN_ABOVE + page;
+    void *p = mmap(NULL, w->region_size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
+    if (p == MAP_FAILED) {
+        w->region = NULL;
+        return -1;
+    }
+    w->region = p;
+    return 0;
+}
+
+char *rt_shared_window_resize(rt_shared_window *w, size_t size, size_t align)
+{
+    if (align < 16)
+        align = 16;
+    if (w->base && size == w->size && align == w->align)
+        return w->base;
+    if (!w->region && reserve(w))
+        return NULL;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t sized = round_up(size ? size : 1, align);
+    if (align > page || sized > SPAN_ABOVE)
+        return NULL;
+    size_t open = round_up(sized, page);
+    char *start = w->region + round_up(GUARD_BELOW, page);
+    if (open != w->open) {
+        /* Close what was open beyond the new size, open what is new. */
+        if (open < w->open && mprotect(start + open, w->open - open, PROT_NONE))
+            return NULL;
+        if (mprotect(start, open, PROT_READ | PROT_WRITE))
+            return NULL;
+        w->open = open;
+    }
+    w->base = start + open - sized;
+    w->size = size;
+    w->align = align;
+    return w->base;
+}
+
+void rt_shared_window_free(rt_shared_window *w)
+{
+    if (w->region)
+        munmap(w->region, w->region_size);
+    *w = (rt_shared_window){0};
+}
