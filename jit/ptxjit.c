@@ -92,6 +92,8 @@ void ptxjit_destroy(ptxjit_ctx *c)
     free(c);
 }
 
+unsigned ptxjit_workers(const ptxjit_ctx *c) { return rt_device_workers(c->dev); }
+
 /* Renders diagnostics into a malloc'd log (the same text ptxjit check prints). */
 static char *render_log(const ptx_diags *d, const char *name, const char *src, size_t len)
 {

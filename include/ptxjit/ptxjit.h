@@ -37,6 +37,8 @@ typedef enum ptxjit_status {
 /* threads = 0: $PTXJIT_THREADS, else one worker per online CPU. */
 ptxjit_ctx *ptxjit_create(unsigned threads, char *err, size_t errlen);
 void ptxjit_destroy(ptxjit_ctx *ctx);
+/* Number of worker threads that run a launch's CTAs. */
+unsigned ptxjit_workers(const ptxjit_ctx *ctx);
 
 /* Parses, checks, lowers and compiles a PTX module.  On failure returns
  * NULL and, if log is non-NULL, *log receives the diagnostics as
