@@ -60,11 +60,12 @@ ptxjit_ctx *ptxjit_create(unsigned threads, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
-    size_t n;
-    const rt_symbol *rs = rt_entry_points(&n);
-    jit_symbol *syms = calloc(n, sizeof *syms);
-    for (size_t i = 0; syms && i < n; i++)
-        syms[i] = (jit_symbol){rs[i].name, rs[i].addr};
+    size_t n, nv;
+    const rt_symbol *rs = rt_entry_points(&n), *vs = rt_vecmath_symbols(&nv);
+    jit_symbol *syms = calloc(n + nv, sizeof *syms);
+    for (size_t i = 0; syms && i < n + nv; i++)
+        syms[i] = i < n ? (jit_symbol){rs[i].name, rs[i].addr} : (jit_symbol){vs[i - n].name, vs[i - n].addr};
+    n += nv;
     c->jit = syms ? jit_create(syms, n, err, errlen) : NULL;
     free(syms);
     c->dev = c->jit ? rt_device_create(threads) : NULL;

@@ -622,6 +622,7 @@ uint32_t lower_module(const ptx_module *m, LLVMContextRef ctx, LLVMTargetMachine
     LLVMDisposeTargetData(dl);
     L.b = LLVMCreateBuilderInContext(ctx);
     L.dyn_smem_align = 16;
+    lower_math_init(&L, tm);
     bool barriers = module_has_barriers(m);
     uint32_t nkernels = 0;
     for (uint32_t i = 0; i < m->nitems; i++) {

@@ -1,7 +1,7 @@
-/* lower_arith.c - integer and float arithmetic, logic, shifts, compares,
- * selects, mov and cvt, on <32 x T> vectors.  Where the CPU differs from
- * the ISA the code says so: division never traps, shifts clamp, float to
- * int conversions saturate with NaN -> 0. */
+/* lower_arith.c - integer arithmetic, logic, shifts, compares, selects
+ * and mov, on <32 x T> vectors; float arithmetic is in lower_float.c and
+ * cvt in lower_cvt.c.  Where the CPU differs from the ISA the code says
+ * so: division never traps, shifts clamp. */
 #include "lower_internal.h"
 
 #include <string.h>
@@ -43,18 +43,6 @@ static LLVMValueRef vreal(fn *F, LLVMTypeRef scalar, double d)
     return splat(F->L, LLVMConstReal(scalar, d));
 }
 
-/* Only round-to-nearest is lowered yet; directed rounding of IEEE ops
- * comes with the bit-exact float work, so refuse it rather than guess. */
-static bool float_round_ok(fn *F, const ptx_instr *in)
-{
-    uint8_t r = in->mod[PTX_CAT_ROUND];
-    if (r == 0 || r == PTX_ROUND_RN)
-        return true;
-    lw_error(F->L, in->loc, "rounding modifier .%s on '%s' is not supported yet",
-             ptx_mod_text(PTX_CAT_ROUND, r), ptx_op_name(in->op));
-    return false;
-}
-
 /* .ftz: subnormal f32 inputs and results become zero of the same sign. */
 static LLVMValueRef ftz(fn *F, const ptx_instr *in, LLVMValueRef v, ptx_type t)
 {
@@ -65,20 +53,6 @@ static LLVMValueRef ftz(fn *F, const ptx_instr *in, LLVMValueRef v, ptx_type t)
     LLVMValueRef tiny = LLVMBuildFCmp(L->b, LLVMRealOLT, a, vreal(F, L->f32, 0x1p-126), "");
     LLVMValueRef zero = intrin2(F, "llvm.copysign", vreal(F, L->f32, 0.0), v);
     return LLVMBuildSelect(L->b, tiny, zero, v, "");
-}
-
-/* .sat on floats: clamp to [0, 1], NaN -> 0. */
-static LLVMValueRef fsat(fn *F, const ptx_instr *in, LLVMValueRef v, LLVMTypeRef st)
-{
-    if (!(in->flags & PTX_FLAG_BIT(SAT)))
-        return v;
-    LLVMValueRef lo = intrin2(F, "llvm.maxnum", v, vreal(F, st, 0.0));
-    return intrin2(F, "llvm.minnum", lo, vreal(F, st, 1.0));
-}
-
-static LLVMValueRef fres(fn *F, const ptx_instr *in, LLVMValueRef v, ptx_type t)
-{
-    return fsat(F, in, ftz(F, in, v, t), scalar_type(F->L, t));
 }
 
 static LLVMValueRef fopd(fn *F, const ptx_instr *in, uint32_t i, ptx_type t)
@@ -181,31 +155,37 @@ static LLVMValueRef shift(fn *F, const ptx_instr *in, LLVMValueRef a, LLVMValueR
 
 /* ---- compares ---- */
 
+/* Float comparison predicates (the u forms are true on NaN). */
+LLVMValueRef lower_fcompare(fn *F, const ptx_instr *in, LLVMValueRef a, LLVMValueRef b)
+{
+    lw *L = F->L;
+    LLVMRealPredicate p;
+    switch (in->mod[PTX_CAT_CMP]) {
+    case PTX_CMP_EQ: p = LLVMRealOEQ; break;
+    case PTX_CMP_NE: p = LLVMRealONE; break;
+    case PTX_CMP_LT: p = LLVMRealOLT; break;
+    case PTX_CMP_LE: p = LLVMRealOLE; break;
+    case PTX_CMP_GT: p = LLVMRealOGT; break;
+    case PTX_CMP_GE: p = LLVMRealOGE; break;
+    case PTX_CMP_EQU: p = LLVMRealUEQ; break;
+    case PTX_CMP_NEU: p = LLVMRealUNE; break;
+    case PTX_CMP_LTU: p = LLVMRealULT; break;
+    case PTX_CMP_LEU: p = LLVMRealULE; break;
+    case PTX_CMP_GTU: p = LLVMRealUGT; break;
+    case PTX_CMP_GEU: p = LLVMRealUGE; break;
+    case PTX_CMP_NUM: p = LLVMRealORD; break;
+    case PTX_CMP_NAN: p = LLVMRealUNO; break;
+    default: lw_error(L, in->loc, "comparison not valid for floats"); p = LLVMRealOEQ;
+    }
+    return LLVMBuildFCmp(L->b, p, a, b, "");
+}
+
 static LLVMValueRef compare(fn *F, const ptx_instr *in, LLVMValueRef a, LLVMValueRef b, ptx_type t)
 {
     lw *L = F->L;
     uint8_t c = in->mod[PTX_CAT_CMP];
-    if (is_f(t)) {
-        LLVMRealPredicate p;
-        switch (c) {
-        case PTX_CMP_EQ: p = LLVMRealOEQ; break;
-        case PTX_CMP_NE: p = LLVMRealONE; break;
-        case PTX_CMP_LT: p = LLVMRealOLT; break;
-        case PTX_CMP_LE: p = LLVMRealOLE; break;
-        case PTX_CMP_GT: p = LLVMRealOGT; break;
-        case PTX_CMP_GE: p = LLVMRealOGE; break;
-        case PTX_CMP_EQU: p = LLVMRealUEQ; break;
-        case PTX_CMP_NEU: p = LLVMRealUNE; break;
-        case PTX_CMP_LTU: p = LLVMRealULT; break;
-        case PTX_CMP_LEU: p = LLVMRealULE; break;
-        case PTX_CMP_GTU: p = LLVMRealUGT; break;
-        case PTX_CMP_GEU: p = LLVMRealUGE; break;
-        case PTX_CMP_NUM: p = LLVMRealORD; break;
-        case PTX_CMP_NAN: p = LLVMRealUNO; break;
-        default: lw_error(L, in->loc, "comparison not valid for floats"); p = LLVMRealOEQ;
-        }
-        return LLVMBuildFCmp(L->b, p, a, b, "");
-    }
+    if (is_f(t))
+        return lower_fcompare(F, in, a, b);
     bool s = is_signed(t);
     LLVMIntPredicate p;
     switch (c) {
@@ -224,7 +204,7 @@ static LLVMValueRef compare(fn *F, const ptx_instr *in, LLVMValueRef a, LLVMValu
     return LLVMBuildICmp(L->b, p, a, b, "");
 }
 
-static LLVMValueRef bool_combine(fn *F, const ptx_instr *in, LLVMValueRef r, LLVMValueRef c)
+LLVMValueRef lower_bool_combine(fn *F, const ptx_instr *in, LLVMValueRef r, LLVMValueRef c)
 {
     lw *L = F->L;
     switch (in->mod[PTX_CAT_BOOL]) {
@@ -241,12 +221,12 @@ static void lower_setp(fn *F, const ptx_instr *in, LLVMValueRef mask)
     ptx_type t = (ptx_type)in->types[0];
     LLVMValueRef r = compare(F, in, fopd(F, in, 1, t), fopd(F, in, 2, t), t);
     LLVMValueRef c = in->nopds > 3 ? opd(F, in, 3, PTX_TYPE_PRED) : NULL;
-    LLVMValueRef p = c ? bool_combine(F, in, r, c) : r;
+    LLVMValueRef p = c ? lower_bool_combine(F, in, r, c) : r;
     const ptx_operand *d = &in->opds[0];
     if (d->kind == PTX_OPD_PAIR) {
         LLVMValueRef nr = LLVMBuildNot(L->b, r, "");
         write_reg(F, &d->elems[0], p, PTX_TYPE_PRED, false, mask);
-        write_reg(F, &d->elems[1], c ? bool_combine(F, in, nr, c) : nr, PTX_TYPE_PRED, false, mask);
+        write_reg(F, &d->elems[1], c ? lower_bool_combine(F, in, nr, c) : nr, PTX_TYPE_PRED, false, mask);
     } else {
         write_reg(F, d, p, PTX_TYPE_PRED, false, mask);
     }
@@ -259,7 +239,7 @@ static void lower_set(fn *F, const ptx_instr *in, LLVMValueRef mask)
     ptx_type dt = (ptx_type)in->types[0], st = (ptx_type)in->types[1];
     LLVMValueRef r = compare(F, in, fopd(F, in, 1, st), fopd(F, in, 2, st), st);
     if (in->nopds > 3)
-        r = bool_combine(F, in, r, opd(F, in, 3, PTX_TYPE_PRED));
+        r = lower_bool_combine(F, in, r, opd(F, in, 3, PTX_TYPE_PRED));
     LLVMTypeRef dst_t = scalar_type(L, dt);
     LLVMValueRef one = is_f(dt) ? vreal(F, dst_t, 1.0) : LLVMConstAllOnes(vec_of(dst_t));
     dst(F, in, LLVMBuildSelect(L->b, r, one, LLVMConstNull(vec_of(dst_t)), ""), dt, mask);
@@ -377,135 +357,6 @@ static bool lower_int_op(fn *F, const ptx_instr *in, ptx_type t, LLVMValueRef ma
     return true;
 }
 
-static LLVMValueRef fbin(fn *F, ptx_opcode op, LLVMValueRef a, LLVMValueRef c)
-{
-    LLVMBuilderRef b = F->L->b;
-    switch (op) {
-    case PTX_OP_ADD: return LLVMBuildFAdd(b, a, c, "");
-    case PTX_OP_SUB: return LLVMBuildFSub(b, a, c, "");
-    case PTX_OP_MUL: return LLVMBuildFMul(b, a, c, "");
-    default: return LLVMBuildFDiv(b, a, c, "");
-    }
-}
-
-static bool is_directed(const ptx_instr *in)
-{
-    uint8_t r = in->mod[PTX_CAT_ROUND];
-    return r == PTX_ROUND_RZ || r == PTX_ROUND_RM || r == PTX_ROUND_RP;
-}
-
-/* .rz/.rm/.rp: see lower_round.c. */
-static bool lower_directed(fn *F, const ptx_instr *in, ptx_type t, LLVMValueRef mask)
-{
-    LLVMValueRef x[3] = {0};
-    for (uint32_t i = 1; i < in->nopds && i < 4; i++)
-        x[i - 1] = fopd(F, in, i, t);
-    LLVMValueRef r = round_directed(F, in, t, x);
-    if (!r)
-        return float_round_ok(F, in), true; /* reports the unsupported combination */
-    dst(F, in, fres(F, in, r, t), t, mask);
-    return true;
-}
-
-/* min/max: the non-NaN operand (canonical NaN if both are NaN); .NaN
- * propagates NaN (canonical); .abs compares magnitudes; .xorsign gives the
- * result the xor of the operands' signs.  Up to three operands. */
-static LLVMValueRef float_minmax(fn *F, const ptx_instr *in, ptx_type t)
-{
-    lw *L = F->L;
-    LLVMBuilderRef b = L->b;
-    LLVMTypeRef st = scalar_type(L, t);
-    bool is_min = in->op == PTX_OP_MIN, nan = in->flags & PTX_FLAG_BIT(NAN);
-    LLVMValueRef x[3], sign = NULL;
-    for (uint32_t i = 1; i < in->nopds; i++) {
-        x[i - 1] = fopd(F, in, i, t);
-        if (in->flags & PTX_FLAG_BIT(XORSIGN)) {
-            LLVMTypeRef it = vec_of(storage_int(L, t));
-            LLVMValueRef bits = LLVMBuildBitCast(b, x[i - 1], it, "");
-            sign = sign ? LLVMBuildXor(b, sign, bits, "") : bits;
-        }
-        if (in->flags & PTX_FLAG_BIT(ABS))
-            x[i - 1] = intrin1(F, "llvm.fabs", x[i - 1]);
-    }
-    const char *op = nan ? (is_min ? "llvm.minimum" : "llvm.maximum") : (is_min ? "llvm.minnum" : "llvm.maxnum");
-    LLVMValueRef r = intrin2(F, op, x[0], x[1]);
-    if (in->nopds == 4)
-        r = intrin2(F, op, r, x[2]);
-    LLVMValueRef isnan = LLVMBuildFCmp(b, LLVMRealUNO, r, r, "");
-    uint64_t canon = t == PTX_TYPE_F64 ? 0x7fffffffffffffffull : 0x7fffffffu;
-    LLVMValueRef cn = LLVMBuildBitCast(b, splat(L, LLVMConstInt(storage_int(L, t), canon, false)), vec_of(st), "");
-    r = LLVMBuildSelect(b, isnan, cn, r, "");
-    if (sign) {
-        LLVMTypeRef it = vec_of(storage_int(L, t));
-        uint64_t sb = 1ull << (8 * ptx_type_size(t) - 1);
-        LLVMValueRef mag = LLVMBuildAnd(b, LLVMBuildBitCast(b, r, it, ""), splat(L, LLVMConstInt(storage_int(L, t), sb - 1, false)), "");
-        LLVMValueRef sg = LLVMBuildAnd(b, sign, splat(L, LLVMConstInt(storage_int(L, t), sb, false)), "");
-        r = LLVMBuildBitCast(b, LLVMBuildOr(b, mag, sg, ""), vec_of(st), "");
-    }
-    return r;
-}
-
-static bool lower_float_op(fn *F, const ptx_instr *in, ptx_type t, LLVMValueRef mask)
-{
-    lw *L = F->L;
-    LLVMTypeRef st = scalar_type(L, t);
-    LLVMValueRef r;
-    if (t != PTX_TYPE_F32 && t != PTX_TYPE_F64)
-        return false; /* f16/bf16 arithmetic comes with the half-precision work */
-    switch (in->op) {
-    case PTX_OP_ADD:
-    case PTX_OP_SUB:
-    case PTX_OP_MUL:
-    case PTX_OP_DIV:
-        if (is_directed(in))
-            return lower_directed(F, in, t, mask);
-        if (!float_round_ok(F, in))
-            return true;
-        r = fbin(F, in->op, fopd(F, in, 1, t), fopd(F, in, 2, t));
-        break;
-    case PTX_OP_FMA:
-    case PTX_OP_MAD: {
-        if (is_directed(in))
-            return lower_directed(F, in, t, mask);
-        if (!float_round_ok(F, in))
-            return true;
-        LLVMValueRef args[3] = {fopd(F, in, 1, t), fopd(F, in, 2, t), fopd(F, in, 3, t)};
-        r = call_intrinsic(L, "llvm.fma", &(LLVMTypeRef){vec_of(st)}, 1, args, 3);
-        break;
-    }
-    case PTX_OP_ABS: r = intrin1(F, "llvm.fabs", fopd(F, in, 1, t)); break;
-    case PTX_OP_NEG: r = LLVMBuildFNeg(L->b, fopd(F, in, 1, t), ""); break;
-    case PTX_OP_MIN:
-    case PTX_OP_MAX:
-        r = float_minmax(F, in, t);
-        break;
-    case PTX_OP_SQRT:
-        if (is_directed(in))
-            return lower_directed(F, in, t, mask);
-        if (!float_round_ok(F, in))
-            return true;
-        r = intrin1(F, "llvm.sqrt", fopd(F, in, 1, t));
-        break;
-    case PTX_OP_RCP:
-        if (is_directed(in))
-            return lower_directed(F, in, t, mask);
-        if (!float_round_ok(F, in))
-            return true;
-        r = LLVMBuildFDiv(L->b, vreal(F, st, 1.0), fopd(F, in, 1, t), "");
-        break;
-    case PTX_OP_RSQRT:
-        r = LLVMBuildFDiv(L->b, vreal(F, st, 1.0), intrin1(F, "llvm.sqrt", fopd(F, in, 1, t)), "");
-        break;
-    case PTX_OP_EX2: r = intrin1(F, "llvm.exp2", fopd(F, in, 1, t)); break;
-    case PTX_OP_LG2: r = intrin1(F, "llvm.log2", fopd(F, in, 1, t)); break;
-    case PTX_OP_SIN: r = intrin1(F, "llvm.sin", fopd(F, in, 1, t)); break;
-    case PTX_OP_COS: r = intrin1(F, "llvm.cos", fopd(F, in, 1, t)); break;
-    default: return false;
-    }
-    dst(F, in, fres(F, in, r, t), t, mask);
-    return true;
-}
-
 static bool lower_logic(fn *F, const ptx_instr *in, LLVMValueRef mask)
 {
     lw *L = F->L;
@@ -583,90 +434,19 @@ static void lower_mov(fn *F, const ptx_instr *in, LLVMValueRef mask)
     dst(F, in, read_opd(F, a, t, false), t, mask);
 }
 
-/* cvt d, a: types[0] is the destination, types[1] the source. */
-static bool lower_cvt(fn *F, const ptx_instr *in, LLVMValueRef mask)
-{
-    lw *L = F->L;
-    ptx_type dt = (ptx_type)in->types[0], st = (ptx_type)in->types[1];
-    if (in->nopds != 2 || dt == PTX_TYPE_F16X2 || dt == PTX_TYPE_BF16X2 || ptx_type_size(dt) > 8)
-        return false;
-    if (dt == PTX_TYPE_F16 || dt == PTX_TYPE_BF16 || st == PTX_TYPE_F16 || st == PTX_TYPE_BF16)
-        return lower_half_cvt(F, in, mask);
-    LLVMTypeRef dst_t = scalar_type(L, dt);
-    LLVMValueRef a = read_opd(F, &in->opds[1], st, is_signed(st)), r;
-    uint8_t rnd = in->mod[PTX_CAT_ROUND];
-    if (is_f(st) && st != PTX_TYPE_F32 && st != PTX_TYPE_F64 && st != PTX_TYPE_F16 && st != PTX_TYPE_BF16)
-        return false;
-    if (is_f(st) && !is_f(dt)) { /* float -> int: round, then saturate (NaN -> 0) */
-        a = ftz(F, in, a, st);
-        const char *rf = rnd == PTX_ROUND_RNI ? "llvm.roundeven" : rnd == PTX_ROUND_RMI ? "llvm.floor"
-                       : rnd == PTX_ROUND_RPI ? "llvm.ceil" : "llvm.trunc";
-        a = intrin1(F, rf, a);
-        LLVMTypeRef tys[2] = {vec_of(dst_t), LLVMTypeOf(a)};
-        r = call_intrinsic(L, is_signed(dt) ? "llvm.fptosi.sat" : "llvm.fptoui.sat", tys, 2, &a, 1);
-    } else if (!is_f(st) && is_f(dt)) {
-        bool exact_in_f64 = ptx_type_size(st) <= 4;
-        if (rnd && rnd != PTX_ROUND_RN && !(exact_in_f64 && (rnd == PTX_ROUND_RZ || rnd == PTX_ROUND_RM ||
-                                                             rnd == PTX_ROUND_RP))) {
-            lw_error(L, in->loc, "cvt rounding .%s is not supported yet", ptx_mod_text(PTX_CAT_ROUND, rnd));
-            return true;
-        }
-        if (rnd && rnd != PTX_ROUND_RN) { /* 32-bit integers are exact in f64 */
-            r = is_signed(st) ? LLVMBuildSIToFP(L->b, a, vec_of(L->f64), "") : LLVMBuildUIToFP(L->b, a, vec_of(L->f64), "");
-            if (dt == PTX_TYPE_F32)
-                r = narrow_directed(F, r, rnd);
-        } else {
-            r = is_signed(st) ? LLVMBuildSIToFP(L->b, a, vec_of(dst_t), "") : LLVMBuildUIToFP(L->b, a, vec_of(dst_t), "");
-        }
-        r = fres(F, in, r, dt);
-    } else if (is_f(st) && is_f(dt)) {
-        a = ftz(F, in, a, st);
-        uint32_t ss = ptx_type_size(st), ds = ptx_type_size(dt);
-        if (ds > ss) {
-            r = LLVMBuildFPExt(L->b, a, vec_of(dst_t), "");
-        } else if (ds < ss) {
-            if (rnd == PTX_ROUND_RZ || rnd == PTX_ROUND_RM || rnd == PTX_ROUND_RP)
-                r = narrow_directed(F, a, rnd); /* f64 -> f32 */
-            else if (rnd && rnd != PTX_ROUND_RN) {
-                lw_error(L, in->loc, "cvt rounding .%s is not supported yet", ptx_mod_text(PTX_CAT_ROUND, rnd));
-                return true;
-            } else
-                r = LLVMBuildFPTrunc(L->b, a, vec_of(dst_t), "");
-        } else if (dt == st) { /* cvt.rni.f32.f32: round to integral */
-            const char *rf = rnd == PTX_ROUND_RNI ? "llvm.roundeven" : rnd == PTX_ROUND_RMI ? "llvm.floor"
-                           : rnd == PTX_ROUND_RPI ? "llvm.ceil" : rnd == PTX_ROUND_RZI ? "llvm.trunc" : NULL;
-            r = rf ? intrin1(F, rf, a) : a;
-        } else {
-            return false; /* f16 <-> bf16 */
-        }
-        r = fres(F, in, r, dt);
-    } else { /* int -> int: the read already sign- or zero-extended */
-        if (in->flags & PTX_FLAG_BIT(SAT))
-            return false;
-        r = a;
-        uint32_t ss = ptx_type_size(st), ds = ptx_type_size(dt);
-        if (ds < ss)
-            r = LLVMBuildTrunc(L->b, r, vec_of(dst_t), "");
-        else if (ds > ss)
-            r = is_signed(st) ? LLVMBuildSExt(L->b, r, vec_of(dst_t), "") : LLVMBuildZExt(L->b, r, vec_of(dst_t), "");
-    }
-    dst(F, in, r, dt, mask);
-    return true;
-}
-
 bool lower_arith(fn *F, const ptx_instr *in, LLVMValueRef mask)
 {
     ptx_type t = in->ntypes ? (ptx_type)in->types[0] : PTX_TYPE_NONE;
     switch (in->op) {
     case PTX_OP_ADD: case PTX_OP_SUB: case PTX_OP_MUL: case PTX_OP_MAD: case PTX_OP_DIV:
     case PTX_OP_ABS: case PTX_OP_NEG: case PTX_OP_MIN: case PTX_OP_MAX:
-        return is_f(t) ? lower_float_op(F, in, t, mask) : lower_int_op(F, in, t, mask);
+        return is_f(t) ? lower_float(F, in, mask) : lower_int_op(F, in, t, mask);
     case PTX_OP_REM: case PTX_OP_SHL: case PTX_OP_SHR: case PTX_OP_ADDC: case PTX_OP_SUBC:
     case PTX_OP_MADC:
         return lower_int_op(F, in, t, mask);
     case PTX_OP_FMA: case PTX_OP_SQRT: case PTX_OP_RCP: case PTX_OP_RSQRT: case PTX_OP_EX2:
-    case PTX_OP_LG2: case PTX_OP_SIN: case PTX_OP_COS:
-        return lower_float_op(F, in, t, mask);
+    case PTX_OP_LG2: case PTX_OP_SIN: case PTX_OP_COS: case PTX_OP_TANH:
+        return lower_float(F, in, mask);
     case PTX_OP_AND: case PTX_OP_OR: case PTX_OP_XOR: case PTX_OP_NOT: case PTX_OP_CNOT:
         return lower_logic(F, in, mask);
     case PTX_OP_SETP: lower_setp(F, in, mask); return true;

@@ -1,25 +1,33 @@
-/* lower_half.c - f16/bf16 arithmetic, scalar and packed (.f16x2, .bf16x2).
+/* lower_half.c - f16/bf16 arithmetic, scalar and packed (.f16x2,
+ * .bf16x2): add sub mul fma (.rn, .ftz, .sat, .relu), neg abs, min max
+ * (.NaN, .xorsign.abs), setp/set (a predicate per half for pairs), and
+ * the ex2/tanh approximations.  Conversions are in lower_halfcvt.c.
  *
- * Values are widened to f32, computed and rounded back once (round to
- * nearest even).  f32 has at least twice the precision of f16 and bf16 plus
- * two bits, so a single +, - or * rounded through f32 equals the directly
- * rounded result; for fma the product is exact in f32 and the one rounded
- * addition has the same property.  bf16 is converted with integer
- * operations, so no compiler-rt helper is needed. */
+ * Values are widened exactly to f32 (a pair to 64 lanes, low half first),
+ * computed, and rounded back once to nearest even:
+ *   add, sub, mul  rounded in f32 first: f32 has more than twice the
+ *                  precision plus two bits, so rounding twice gives the
+ *                  correctly rounded result;
+ *   fma            the f32 (f16) or f64 (bf16, whose products leave the
+ *                  f32 range) sum is made round-to-odd with its TwoSum
+ *                  error, so the final rounding is correct.
+ * NaN results are the canonical NaN 0x7fff; .ftz (f16 only) flushes
+ * subnormal inputs and results to zero of the same sign. */
 #include "lower_internal.h"
+
+#include <math.h>
+
+bool half_is_pair(ptx_type t) { return t == PTX_TYPE_F16X2 || t == PTX_TYPE_BF16X2; }
+bool half_is_bf(ptx_type t) { return t == PTX_TYPE_BF16 || t == PTX_TYPE_BF16X2; }
 
 static bool is_half(ptx_type t)
 {
-    return t == PTX_TYPE_F16 || t == PTX_TYPE_BF16 || t == PTX_TYPE_F16X2 ||
-           t == PTX_TYPE_BF16X2;
+    return t == PTX_TYPE_F16 || t == PTX_TYPE_BF16 || half_is_pair(t);
 }
 
-static bool is_pair(ptx_type t) { return t == PTX_TYPE_F16X2 || t == PTX_TYPE_BF16X2; }
+static bool has(const ptx_instr *in, unsigned flag) { return (in->flags & flag) != 0; }
 
-/* The operand as <N x half|bfloat> (N = 64 for pairs, low half first). */
-static bool is_bf(ptx_type t) { return t == PTX_TYPE_BF16 || t == PTX_TYPE_BF16X2; }
-
-static LLVMValueRef splat_n(LLVMValueRef c, unsigned n)
+LLVMValueRef half_splat(LLVMValueRef c, unsigned n)
 {
     LLVMValueRef v[2 * W];
     for (unsigned i = 0; i < n; i++)
@@ -27,196 +35,344 @@ static LLVMValueRef splat_n(LLVMValueRef c, unsigned n)
     return LLVMConstVector(v, n);
 }
 
-/* The operand widened to <N x float> (N = 64 for pairs, low half first). */
-static LLVMValueRef read_wide(fn *F, const ptx_operand *o, ptx_type t, unsigned n)
+static LLVMValueRef i32n(fn *F, uint32_t v, unsigned n) { return half_splat(const_i32(F->L, v), n); }
+
+static LLVMValueRef f32n(fn *F, double d, unsigned n) { return half_splat(LLVMConstReal(F->L->f32, d), n); }
+
+/* <n x i16> half (or bf16) bits widened exactly to <n x float>. */
+LLVMValueRef half_widen(fn *F, LLVMValueRef h, ptx_type t)
 {
     lw *L = F->L;
     LLVMBuilderRef b = L->b;
-    LLVMValueRef v = read_opd(F, o, is_pair(t) ? PTX_TYPE_B32 : PTX_TYPE_B16, false);
-    LLVMValueRef h = LLVMBuildBitCast(b, v, LLVMVectorType(L->i16, n), "");
-    if (!is_bf(t))
-        return LLVMBuildFPExt(b, LLVMBuildBitCast(b, h, LLVMVectorType(L->f16, n), ""),
-                              LLVMVectorType(L->f32, n), "");
-    LLVMValueRef w = LLVMBuildZExt(b, h, LLVMVectorType(L->i32, n), ""); /* bf16: f32's high half */
-    w = LLVMBuildShl(b, w, splat_n(const_i32(L, 16), n), "");
-    return LLVMBuildBitCast(b, w, LLVMVectorType(L->f32, n), "");
+    unsigned n = LLVMGetVectorSize(LLVMTypeOf(h));
+    if (!half_is_bf(t))
+        return LLVMBuildFPExt(b, LLVMBuildBitCast(b, h, LLVMVectorType(L->f16, n), ""), LLVMVectorType(L->f32, n), "");
+    LLVMValueRef w = LLVMBuildShl(b, LLVMBuildZExt(b, h, LLVMVectorType(L->i32, n), ""), i32n(F, 16, n), "");
+    return LLVMBuildBitCast(b, w, LLVMVectorType(L->f32, n), ""); /* bf16: f32's high half */
 }
 
-/* <32 x i16> half (or bf16) bits widened exactly to <32 x float>. */
-static LLVMValueRef read_wide_bits(fn *F, LLVMValueRef h, ptx_type t)
+/* The halves of an operand as <n x i16> (n = 64 for pairs, low first). */
+LLVMValueRef half_bits(fn *F, const ptx_operand *o, ptx_type t)
 {
-    lw *L = F->L;
-    LLVMBuilderRef b = L->b;
-    if (!is_bf(t))
-        return LLVMBuildFPExt(b, LLVMBuildBitCast(b, h, vec_of(L->f16), ""), vec_of(L->f32), "");
-    LLVMValueRef w = LLVMBuildShl(b, LLVMBuildZExt(b, h, vec_of(L->i32), ""), splat(L, const_i32(L, 16)), "");
-    return LLVMBuildBitCast(b, w, vec_of(L->f32), "");
+    unsigned n = half_is_pair(t) ? 2 * W : W;
+    LLVMValueRef v = read_opd(F, o, half_is_pair(t) ? PTX_TYPE_B32 : PTX_TYPE_B16, false);
+    return LLVMBuildBitCast(F->L->b, v, LLVMVectorType(F->L->i16, n), "");
 }
 
-/* <N x float> rounded to nearest even as <N x i16> halves. */
-static LLVMValueRef narrow(fn *F, LLVMValueRef v, ptx_type t, unsigned n)
+/* <n x float> rounded to nearest even as <n x i16>; NaN -> 0x7fff.  bf16
+ * is rounded with integer operations (no compiler-rt helper needed). */
+LLVMValueRef half_narrow(fn *F, LLVMValueRef v, ptx_type t)
 {
     lw *L = F->L;
     LLVMBuilderRef b = L->b;
-    if (!is_bf(t))
-        return LLVMBuildBitCast(b, LLVMBuildFPTrunc(b, v, LLVMVectorType(L->f16, n), ""),
-                                LLVMVectorType(L->i16, n), "");
-    LLVMTypeRef vi = LLVMVectorType(L->i32, n);
-    LLVMValueRef bits = LLVMBuildBitCast(b, v, vi, "");
-    LLVMValueRef lsb = LLVMBuildAnd(b, LLVMBuildLShr(b, bits, splat_n(const_i32(L, 16), n), ""),
-                                    splat_n(const_i32(L, 1), n), "");
-    LLVMValueRef r = LLVMBuildAdd(b, bits, LLVMBuildAdd(b, splat_n(const_i32(L, 0x7fff), n), lsb, ""), "");
-    r = LLVMBuildLShr(b, r, splat_n(const_i32(L, 16), n), "");
-    /* NaN stays a (quiet) NaN with its sign */
+    unsigned n = LLVMGetVectorSize(LLVMTypeOf(v));
+    LLVMTypeRef vh = LLVMVectorType(L->i16, n);
+    LLVMValueRef r;
+    if (!half_is_bf(t)) {
+        r = LLVMBuildBitCast(b, LLVMBuildFPTrunc(b, v, LLVMVectorType(L->f16, n), ""), vh, "");
+    } else {
+        LLVMValueRef bits = LLVMBuildBitCast(b, v, LLVMVectorType(L->i32, n), "");
+        LLVMValueRef lsb = LLVMBuildAnd(b, LLVMBuildLShr(b, bits, i32n(F, 16, n), ""), i32n(F, 1, n), "");
+        r = LLVMBuildAdd(b, bits, LLVMBuildAdd(b, i32n(F, 0x7fff, n), lsb, ""), "");
+        r = LLVMBuildTrunc(b, LLVMBuildLShr(b, r, i32n(F, 16, n), ""), vh, "");
+    }
     LLVMValueRef nan = LLVMBuildFCmp(b, LLVMRealUNO, v, v, "");
-    LLVMValueRef qnan = LLVMBuildOr(b, LLVMBuildLShr(b, bits, splat_n(const_i32(L, 16), n), ""),
-                                    splat_n(const_i32(L, 0x40), n), "");
-    r = LLVMBuildSelect(b, nan, qnan, r, "");
-    return LLVMBuildTrunc(b, r, LLVMVectorType(L->i16, n), "");
+    return LLVMBuildSelect(b, nan, half_splat(LLVMConstInt(L->i16, 0x7fff, false), n), r, "");
 }
 
-static LLVMValueRef intrin(fn *F, const char *name, LLVMValueRef *args, unsigned n)
-{
-    LLVMTypeRef t = LLVMTypeOf(args[0]);
-    return call_intrinsic(F->L, name, &t, 1, args, n);
-}
-
-bool lower_half(fn *F, const ptx_instr *in, LLVMValueRef mask)
+/* f16 .ftz on widened values: |v| below 2^-14 becomes zero of its sign. */
+static LLVMValueRef ftz_wide(fn *F, LLVMValueRef v)
 {
     lw *L = F->L;
-    ptx_type t = in->ntypes ? (ptx_type)in->types[0] : PTX_TYPE_NONE;
-    if (!is_half(t))
-        return false;
-    switch (in->op) {
-    case PTX_OP_ADD: case PTX_OP_SUB: case PTX_OP_MUL: case PTX_OP_FMA: case PTX_OP_NEG:
-    case PTX_OP_ABS: case PTX_OP_MIN: case PTX_OP_MAX:
-        break;
-    default:
-        return false;
-    }
-    uint8_t r = in->mod[PTX_CAT_ROUND];
-    if ((r && r != PTX_ROUND_RN) || (in->flags & ~(PTX_FLAG_BIT(SAT))) ||
-        ((in->op == PTX_OP_MIN || in->op == PTX_OP_MAX) && in->nopds != 3)) {
-        lw_error(L, in->loc, "this form of '%s' on .%s is not supported yet", ptx_op_name(in->op),
-                 ptx_type_name(t));
-        return true;
-    }
+    LLVMTypeRef vt = LLVMTypeOf(v);
+    unsigned n = LLVMGetVectorSize(vt);
+    LLVMValueRef a = call_intrinsic(L, "llvm.fabs", &vt, 1, &v, 1);
+    LLVMValueRef tiny = LLVMBuildFCmp(L->b, LLVMRealOLT, a, f32n(F, 0x1p-14, n), "");
+    LLVMValueRef z = call_intrinsic(L, "llvm.copysign", &vt, 1, (LLVMValueRef[]){LLVMConstNull(vt), v}, 2);
+    return LLVMBuildSelect(L->b, tiny, z, v, "");
+}
+
+/* f16 .ftz on result bits: a zero exponent keeps only the sign. */
+static LLVMValueRef ftz_bits(fn *F, LLVMValueRef h)
+{
+    lw *L = F->L;
+    LLVMTypeRef vt = LLVMTypeOf(h);
+    unsigned n = LLVMGetVectorSize(vt);
+    LLVMValueRef c7c = half_splat(LLVMConstInt(L->i16, 0x7c00, false), n);
+    LLVMValueRef sub = LLVMBuildICmp(L->b, LLVMIntEQ, LLVMBuildAnd(L->b, h, c7c, ""), LLVMConstNull(vt), "");
+    LLVMValueRef sign = LLVMBuildAnd(L->b, h, half_splat(LLVMConstInt(L->i16, 0x8000, false), n), "");
+    return LLVMBuildSelect(L->b, sub, sign, h, "");
+}
+
+/* Round-to-odd of s (f32, rounded to nearest) given the sign of the
+ * exact value's error (pos: exact > s, neg: exact < s): an inexact result
+ * becomes its neighbour toward zero with the last bit set. */
+LLVMValueRef half_odd(fn *F, LLVMValueRef s, LLVMValueRef pos, LLVMValueRef neg)
+{
+    lw *L = F->L;
     LLVMBuilderRef b = L->b;
-    unsigned n = is_pair(t) ? 2 * W : W;
-    LLVMTypeRef wide = LLVMVectorType(L->f32, n);
-    LLVMValueRef x[3];
-    for (uint32_t i = 1; i < in->nopds; i++)
-        x[i - 1] = read_wide(F, &in->opds[i], t, n);
-    LLVMValueRef v;
+    LLVMTypeRef vt = LLVMTypeOf(s);
+    unsigned n = LLVMGetVectorSize(vt);
+    LLVMValueRef bits = LLVMBuildBitCast(b, s, LLVMVectorType(L->i32, n), "");
+    LLVMValueRef gt0 = LLVMBuildFCmp(b, LLVMRealOGT, s, LLVMConstNull(vt), "");
+    LLVMValueRef lt0 = LLVMBuildFCmp(b, LLVMRealOLT, s, LLVMConstNull(vt), "");
+    LLVMValueRef away = LLVMBuildOr(b, LLVMBuildAnd(b, gt0, neg, ""), LLVMBuildAnd(b, lt0, pos, ""), "");
+    LLVMValueRef toward = LLVMBuildSelect(b, away, LLVMBuildSub(b, bits, i32n(F, 1, n), ""), bits, "");
+    LLVMValueRef odd = LLVMBuildOr(b, toward, i32n(F, 1, n), "");
+    bits = LLVMBuildSelect(b, LLVMBuildOr(b, pos, neg, ""), odd, bits, "");
+    return LLVMBuildBitCast(b, bits, vt, "");
+}
+
+/* TwoSum: s + *e == a + c exactly. */
+static LLVMValueRef two_sum(fn *F, LLVMValueRef a, LLVMValueRef c, LLVMValueRef *e)
+{
+    LLVMBuilderRef b = F->L->b;
+    LLVMValueRef s = LLVMBuildFAdd(b, a, c, "");
+    LLVMValueRef bb = LLVMBuildFSub(b, s, a, "");
+    *e = LLVMBuildFAdd(b, LLVMBuildFSub(b, a, LLVMBuildFSub(b, s, bb, ""), ""), LLVMBuildFSub(b, c, bb, ""), "");
+    return s;
+}
+
+static void sign_of(fn *F, LLVMValueRef e, LLVMValueRef *pos, LLVMValueRef *neg)
+{
+    LLVMValueRef z = LLVMConstNull(LLVMTypeOf(e));
+    *pos = LLVMBuildFCmp(F->L->b, LLVMRealOGT, e, z, "");
+    *neg = LLVMBuildFCmp(F->L->b, LLVMRealOLT, e, z, "");
+}
+
+/* a*b + c as an f32 rounded to odd (then exact to round to a half). */
+static LLVMValueRef fma_odd(fn *F, LLVMValueRef *x, bool bf)
+{
+    lw *L = F->L;
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef pos, neg, e;
+    if (!bf) { /* f16: the product is exact in f32 */
+        LLVMValueRef s = two_sum(F, LLVMBuildFMul(b, x[0], x[1], ""), x[2], &e);
+        sign_of(F, e, &pos, &neg);
+        return half_odd(F, s, pos, neg);
+    }
+    unsigned n = LLVMGetVectorSize(LLVMTypeOf(x[0]));
+    LLVMTypeRef dt = LLVMVectorType(L->f64, n);
+    LLVMValueRef p = LLVMBuildFMul(b, LLVMBuildFPExt(b, x[0], dt, ""), LLVMBuildFPExt(b, x[1], dt, ""), "");
+    LLVMValueRef s = two_sum(F, p, LLVMBuildFPExt(b, x[2], dt, ""), &e);
+    LLVMValueRef f = LLVMBuildFPTrunc(b, s, LLVMVectorType(L->f32, n), "");
+    LLVMValueRef t = LLVMBuildFSub(b, s, LLVMBuildFPExt(b, f, dt, ""), "");
+    LLVMValueRef tz = LLVMBuildFCmp(b, LLVMRealOEQ, t, LLVMConstNull(dt), "");
+    LLVMValueRef tp, tn, ep, en;
+    sign_of(F, t, &tp, &tn);
+    sign_of(F, e, &ep, &en);
+    return half_odd(F, f, LLVMBuildSelect(b, tz, ep, tp, ""), LLVMBuildSelect(b, tz, en, tn, ""));
+}
+
+static void write_halves(fn *F, const ptx_instr *in, LLVMValueRef h, ptx_type t, LLVMValueRef mask)
+{
+    ptx_type st = half_is_pair(t) ? PTX_TYPE_B32 : PTX_TYPE_B16;
+    h = LLVMBuildBitCast(F->L->b, h, vec_of(storage_int(F->L, st)), "");
+    write_reg(F, &in->opds[0], h, st, false, mask);
+}
+
+static void unsupported(fn *F, const ptx_instr *in, ptx_type t)
+{
+    lw_error(F->L, in->loc, "this form of '%s' on .%s is not supported", ptx_op_name(in->op), ptx_type_name(t));
+}
+
+/* Widened sources, flushed under .ftz (f16 only). */
+static void sources(fn *F, const ptx_instr *in, ptx_type t, LLVMValueRef *x, uint32_t from)
+{
+    for (uint32_t i = from; i < in->nopds && i - from < 3; i++) {
+        x[i - from] = half_widen(F, half_bits(F, &in->opds[i], t), t);
+        if (has(in, PTX_FLAG_BIT(FTZ)))
+            x[i - from] = ftz_wide(F, x[i - from]);
+    }
+}
+
+static void lower_half_arith(fn *F, const ptx_instr *in, ptx_type t, LLVMValueRef mask)
+{
+    lw *L = F->L;
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef x[3], v;
+    sources(F, in, t, x, 1);
     switch (in->op) {
     case PTX_OP_ADD: v = LLVMBuildFAdd(b, x[0], x[1], ""); break;
     case PTX_OP_SUB: v = LLVMBuildFSub(b, x[0], x[1], ""); break;
     case PTX_OP_MUL: v = LLVMBuildFMul(b, x[0], x[1], ""); break;
-    case PTX_OP_FMA: v = intrin(F, "llvm.fma", x, 3); break;
-    case PTX_OP_NEG: v = LLVMBuildFNeg(b, x[0], ""); break;
-    case PTX_OP_ABS: v = intrin(F, "llvm.fabs", x, 1); break;
-    case PTX_OP_MIN: v = intrin(F, "llvm.minnum", x, 2); break;
-    default: v = intrin(F, "llvm.maxnum", x, 2); break;
+    default: v = fma_odd(F, x, half_is_bf(t)); break;
     }
-    if (in->flags & PTX_FLAG_BIT(SAT)) { /* clamp to [0, 1], NaN -> 0 */
-        LLVMValueRef lo = intrin(F, "llvm.maxnum", (LLVMValueRef[]){v, LLVMConstNull(wide)}, 2);
-        v = intrin(F, "llvm.minnum", (LLVMValueRef[]){lo, splat_n(LLVMConstReal(L->f32, 1.0), n)}, 2);
+    if (has(in, PTX_FLAG_BIT(SAT)))
+        v = fl_sat(F, v);
+    if (has(in, PTX_FLAG_BIT(RELU))) { /* negative -> +0; NaN stays NaN */
+        LLVMValueRef neg = LLVMBuildFCmp(b, LLVMRealOLE, v, LLVMConstNull(LLVMTypeOf(v)), "");
+        v = LLVMBuildSelect(b, neg, LLVMConstNull(LLVMTypeOf(v)), v, "");
     }
-    v = narrow(F, v, t, n);
-    ptx_type st = is_pair(t) ? PTX_TYPE_B32 : PTX_TYPE_B16;
-    v = LLVMBuildBitCast(b, v, vec_of(storage_int(L, st)), "");
-    write_reg(F, &in->opds[0], v, st, false, mask);
-    return true;
+    LLVMValueRef h = half_narrow(F, v, t);
+    if (has(in, PTX_FLAG_BIT(FTZ)))
+        h = ftz_bits(F, h);
+    write_halves(F, in, h, t, mask);
 }
 
-/* f64 -> f32 rounded to odd: exact results stay, others become the nearer
- * f32 toward zero with the last bit set.  Rounding that to f16/bf16 to
- * nearest is then correct (f32 has more than two extra bits). */
-static LLVMValueRef f64_to_f32_odd(fn *F, LLVMValueRef d)
+/* neg, abs: the sign bit of each half (NaN payloads kept). */
+static void lower_half_sign(fn *F, const ptx_instr *in, ptx_type t, LLVMValueRef mask)
+{
+    lw *L = F->L;
+    LLVMValueRef h = half_bits(F, &in->opds[1], t);
+    unsigned n = LLVMGetVectorSize(LLVMTypeOf(h));
+    if (has(in, PTX_FLAG_BIT(FTZ)))
+        h = ftz_bits(F, h);
+    LLVMValueRef sb = half_splat(LLVMConstInt(L->i16, 0x8000, false), n);
+    h = in->op == PTX_OP_NEG ? LLVMBuildXor(L->b, h, sb, "")
+                             : LLVMBuildAnd(L->b, h, half_splat(LLVMConstInt(L->i16, 0x7fff, false), n), "");
+    write_halves(F, in, h, t, mask);
+}
+
+static void lower_half_minmax(fn *F, const ptx_instr *in, ptx_type t, LLVMValueRef mask)
+{
+    LLVMValueRef x[3];
+    sources(F, in, t, x, 1);
+    LLVMValueRef v = fl_minmax(F, in, x, in->nopds - 1);
+    write_halves(F, in, half_narrow(F, v, t), t, mask);
+}
+
+/* setp/set: compared widened (exact).  For pairs, setp's p|q gets the
+ * low half's result in p and the high half's in q. */
+static void lower_half_compare(fn *F, const ptx_instr *in, ptx_type t, LLVMValueRef mask)
 {
     lw *L = F->L;
     LLVMBuilderRef b = L->b;
-    LLVMValueRef f = LLVMBuildFPTrunc(b, d, vec_of(L->f32), "");
-    LLVMValueRef back = LLVMBuildFPExt(b, f, vec_of(L->f64), "");
-    LLVMValueRef bits = LLVMBuildBitCast(b, f, vec_of(L->i32), "");
-    LLVMValueRef abs_f = call_intrinsic(L, "llvm.fabs", &(LLVMTypeRef){vec_of(L->f64)}, 1, &back, 1);
-    LLVMValueRef abs_d = call_intrinsic(L, "llvm.fabs", &(LLVMTypeRef){vec_of(L->f64)}, 1, &d, 1);
-    LLVMValueRef inexact = LLVMBuildFCmp(b, LLVMRealONE, back, d, "");
-    LLVMValueRef above = LLVMBuildFCmp(b, LLVMRealOGT, abs_f, abs_d, ""); /* rounded away from 0 */
-    LLVMValueRef toward0 = LLVMBuildSelect(b, above, LLVMBuildSub(b, bits, splat(L, const_i32(L, 1)), ""), bits, "");
-    LLVMValueRef odd = LLVMBuildOr(b, toward0, splat(L, const_i32(L, 1)), "");
-    bits = LLVMBuildSelect(b, inexact, odd, bits, "");
-    return LLVMBuildBitCast(b, bits, vec_of(L->f32), "");
+    LLVMValueRef x[2];
+    uint32_t first = 1;
+    ptx_type ct = in->op == PTX_OP_SET ? (ptx_type)in->types[1] : t;
+    for (uint32_t i = 0; i < 2; i++) {
+        x[i] = half_widen(F, half_bits(F, &in->opds[first + i], ct), ct);
+        if (has(in, PTX_FLAG_BIT(FTZ)))
+            x[i] = ftz_wide(F, x[i]);
+    }
+    LLVMValueRef r = lower_fcompare(F, in, x[0], x[1]);
+    LLVMValueRef c = in->nopds > 3 ? read_opd(F, &in->opds[3], PTX_TYPE_PRED, false) : NULL;
+    const ptx_operand *d = &in->opds[0];
+    if (in->op == PTX_OP_SETP) {
+        if (!half_is_pair(ct)) {
+            LLVMValueRef p = c ? lower_bool_combine(F, in, r, c) : r;
+            LLVMValueRef nr = LLVMBuildNot(b, r, "");
+            if (d->kind == PTX_OPD_PAIR) {
+                write_reg(F, &d->elems[0], p, PTX_TYPE_PRED, false, mask);
+                write_reg(F, &d->elems[1], c ? lower_bool_combine(F, in, nr, c) : nr, PTX_TYPE_PRED, false, mask);
+            } else {
+                write_reg(F, d, p, PTX_TYPE_PRED, false, mask);
+            }
+            return;
+        }
+        LLVMValueRef lo = lane_half(F, r, 0), hi = lane_half(F, r, 1);
+        if (c)
+            lo = lower_bool_combine(F, in, lo, c), hi = lower_bool_combine(F, in, hi, c);
+        if (d->kind != PTX_OPD_PAIR) {
+            unsupported(F, in, ct);
+            return;
+        }
+        write_reg(F, &d->elems[0], lo, PTX_TYPE_PRED, false, mask);
+        write_reg(F, &d->elems[1], hi, PTX_TYPE_PRED, false, mask);
+        return;
+    }
+    /* set: 1.0 or 0 in the destination type (per half for pairs), all ones
+     * or 0 for integer destinations */
+    if (c)
+        r = lower_bool_combine(F, in, r, c);
+    ptx_type dt = (ptx_type)in->types[0];
+    unsigned n = LLVMGetVectorSize(LLVMTypeOf(r));
+    LLVMValueRef one = is_half(dt) ? half_narrow(F, f32n(F, 1.0, n), dt)
+                                   : half_splat(LLVMConstInt(L->i16, 0xffff, false), n);
+    LLVMValueRef h = LLVMBuildSelect(b, r, one, LLVMConstNull(LLVMTypeOf(one)), "");
+    if (half_is_pair(ct) && ptx_type_size(dt) == 4) {
+        write_halves(F, in, h, PTX_TYPE_F16X2, mask);
+    } else if (!half_is_pair(ct) && is_half(dt)) {
+        write_halves(F, in, h, dt, mask);
+    } else if (!half_is_pair(ct)) {
+        LLVMTypeRef it = vec_of(storage_int(L, dt));
+        LLVMValueRef v = LLVMBuildSelect(b, r, LLVMConstAllOnes(it), LLVMConstNull(it), "");
+        if (dt == PTX_TYPE_F32)
+            v = LLVMBuildBitCast(b, LLVMBuildSelect(b, r, f32n(F, 1.0, W), LLVMConstNull(vec_of(L->f32)), ""), it, "");
+        write_reg(F, d, v, dt, false, mask);
+    } else {
+        unsupported(F, in, ct);
+    }
 }
 
-/* cvt to or from .f16/.bf16: through f32 (exact for halves), rounding to
- * nearest even; f64 and 32-bit integers reach f32 rounded to odd. */
-bool lower_half_cvt(fn *F, const ptx_instr *in, LLVMValueRef mask)
+/* Lanes 2i + which of a 64-lane vector (one half of each pair). */
+LLVMValueRef lane_half(fn *F, LLVMValueRef v, unsigned which)
 {
-    lw *L = F->L;
-    LLVMBuilderRef b = L->b;
-    ptx_type dt = (ptx_type)in->types[0], st = (ptx_type)in->types[1];
+    LLVMValueRef idx[W];
+    for (unsigned i = 0; i < W; i++)
+        idx[i] = const_i32(F->L, 2 * i + which);
+    return LLVMBuildShuffleVector(F->L->b, v, LLVMGetUndef(LLVMTypeOf(v)), LLVMConstVector(idx, W), "");
+}
+
+/* ex2 and tanh: the f32 routine on widened values, rounded once more.
+ * bf16 ex2 exists only with .ftz: subnormal inputs and results flush. */
+static void lower_half_approx(fn *F, const ptx_instr *in, ptx_type t, LLVMValueRef mask)
+{
+    LLVMValueRef x = half_widen(F, half_bits(F, &in->opds[1], t), t);
+    bool ftz = has(in, PTX_FLAG_BIT(FTZ));
+    LLVMTypeRef vt = LLVMTypeOf(x);
+    unsigned n = LLVMGetVectorSize(vt);
+    double tiny = half_is_bf(t) ? 0x1p-126 : 0x1p-14;
+    if (ftz) {
+        LLVMValueRef a = call_intrinsic(F->L, "llvm.fabs", &vt, 1, &x, 1);
+        LLVMValueRef sub = LLVMBuildFCmp(F->L->b, LLVMRealOLT, a, f32n(F, tiny, n), "");
+        x = LLVMBuildSelect(F->L->b, sub, LLVMConstNull(vt), x, "");
+    }
+    LLVMValueRef v = lower_vmath(F, in->op == PTX_OP_EX2 ? "exp2f" : "tanhf", x);
+    if (ftz) {
+        LLVMValueRef sub = LLVMBuildFCmp(F->L->b, LLVMRealOLT, v, f32n(F, tiny, n), "");
+        v = LLVMBuildSelect(F->L->b, sub, LLVMConstNull(vt), v, "");
+    }
+    write_halves(F, in, half_narrow(F, v, t), t, mask);
+}
+
+bool lower_half(fn *F, const ptx_instr *in, LLVMValueRef mask)
+{
+    ptx_type t = in->ntypes ? (ptx_type)in->types[0] : PTX_TYPE_NONE;
+    if (in->op == PTX_OP_SET && in->ntypes > 1)
+        t = (ptx_type)in->types[1];
+    if (!is_half(t))
+        return false;
     uint8_t r = in->mod[PTX_CAT_ROUND];
-    bool to_half = dt == PTX_TYPE_F16 || dt == PTX_TYPE_BF16;
-    char scls = ptx_type_class(st);
-    if (in->flags & ~PTX_FLAG_BIT(SAT) & ~PTX_FLAG_BIT(FTZ))
-        goto unsupported;
-    bool directed = r == PTX_ROUND_RZ || r == PTX_ROUND_RM || r == PTX_ROUND_RP;
-    if (to_half) {
-        if ((r && r != PTX_ROUND_RN && !directed) || (scls != 'F' && ptx_type_size(st) > 4))
-            goto unsupported;
-        LLVMValueRef f;
-        if (st == PTX_TYPE_F32) {
-            f = read_opd(F, &in->opds[1], st, false);
-        } else if (st == PTX_TYPE_F16 || st == PTX_TYPE_BF16) {
-            f = read_wide(F, &in->opds[1], st, W);
-        } else {
-            LLVMValueRef d = st == PTX_TYPE_F64 ? read_opd(F, &in->opds[1], st, false)
-                           : scls == 'S' ? LLVMBuildSIToFP(b, read_opd(F, &in->opds[1], st, true), vec_of(L->f64), "")
-                                         : LLVMBuildUIToFP(b, read_opd(F, &in->opds[1], st, false), vec_of(L->f64), "");
-            f = f64_to_f32_odd(F, d);
-        }
-        if (in->flags & PTX_FLAG_BIT(SAT)) {
-            LLVMValueRef lo = call_intrinsic(L, "llvm.maxnum", &(LLVMTypeRef){vec_of(L->f32)}, 1,
-                                             (LLVMValueRef[]){f, LLVMConstNull(vec_of(L->f32))}, 2);
-            f = call_intrinsic(L, "llvm.minnum", &(LLVMTypeRef){vec_of(L->f32)}, 1,
-                               (LLVMValueRef[]){lo, splat(L, LLVMConstReal(L->f32, 1.0))}, 2);
-        }
-        LLVMValueRef h = narrow(F, f, dt, W);
-        if (directed) { /* compare the exact source with the nearest half */
-            LLVMValueRef src = st == PTX_TYPE_F32 || st == PTX_TYPE_F16 || st == PTX_TYPE_BF16 ? f
-                             : st == PTX_TYPE_F64 ? read_opd(F, &in->opds[1], st, false)
-                             : scls == 'S' ? LLVMBuildSIToFP(b, read_opd(F, &in->opds[1], st, true), vec_of(L->f64), "")
-                                           : LLVMBuildUIToFP(b, read_opd(F, &in->opds[1], st, false), vec_of(L->f64), "");
-            LLVMValueRef back = read_wide_bits(F, h, dt);
-            if (LLVMGetElementType(LLVMTypeOf(src)) == L->f64)
-                back = LLVMBuildFPExt(b, back, vec_of(L->f64), "");
-            LLVMValueRef pos = LLVMBuildFCmp(b, LLVMRealOGT, src, back, "");
-            LLVMValueRef neg = LLVMBuildFCmp(b, LLVMRealOLT, src, back, "");
-            h = step_bits(F, h, back, pos, neg, r);
-        }
-        write_reg(F, &in->opds[0], h, PTX_TYPE_B16, false, mask);
+    unsigned f = in->flags;
+    unsigned ftz = PTX_FLAG_BIT(FTZ), sat = PTX_FLAG_BIT(SAT), relu = PTX_FLAG_BIT(RELU);
+    unsigned ok;
+    bool bf = half_is_bf(t);
+    switch (in->op) {
+    case PTX_OP_ADD: case PTX_OP_SUB: case PTX_OP_MUL: case PTX_OP_FMA:
+        ok = bf ? (in->op == PTX_OP_FMA ? relu : 0) : ftz | sat | (in->op == PTX_OP_FMA ? relu : 0);
+        if ((r && r != PTX_ROUND_RN) || (f & ~ok) || ((f & sat) && (f & relu)))
+            break;
+        lower_half_arith(F, in, t, mask);
         return true;
-    }
-    /* from a half: widen exactly, then the f32 conversion rules */
-    LLVMValueRef f = read_wide(F, &in->opds[1], st, W);
-    if (dt == PTX_TYPE_F32 || dt == PTX_TYPE_F64) {
-        if (r && r != PTX_ROUND_RN)
-            goto unsupported;
-        LLVMValueRef v = dt == PTX_TYPE_F64 ? LLVMBuildFPExt(b, f, vec_of(L->f64), "") : f;
-        write_reg(F, &in->opds[0], v, dt, false, mask);
+    case PTX_OP_NEG: case PTX_OP_ABS:
+        if (f & ~(bf ? 0 : ftz))
+            break;
+        lower_half_sign(F, in, t, mask);
         return true;
+    case PTX_OP_MIN: case PTX_OP_MAX:
+        if ((f & ~(PTX_FLAG_BIT(NAN) | PTX_FLAG_BIT(XORSIGN) | PTX_FLAG_BIT(ABS) | (bf ? 0 : ftz))) ||
+            in->nopds != 3)
+            break;
+        lower_half_minmax(F, in, t, mask);
+        return true;
+    case PTX_OP_SETP: case PTX_OP_SET:
+        if (f & ~(bf ? 0 : ftz))
+            break;
+        lower_half_compare(F, in, t, mask);
+        return true;
+    case PTX_OP_EX2: case PTX_OP_TANH:
+        ok = PTX_FLAG_BIT(APPROX) | (in->op == PTX_OP_EX2 ? ftz : 0);
+        if ((f & ~ok) || (in->op == PTX_OP_EX2 && bf != ((f & ftz) != 0)))
+            break;
+        lower_half_approx(F, in, t, mask);
+        return true;
+    case PTX_OP_MOV: case PTX_OP_SELP: case PTX_OP_CVT:
+        return false; /* bit moves (lower_arith.c), conversions (lower_cvt.c) */
+    default:
+        break;
     }
-    const char *rf = r == PTX_ROUND_RNI ? "llvm.roundeven" : r == PTX_ROUND_RMI ? "llvm.floor"
-                   : r == PTX_ROUND_RPI ? "llvm.ceil" : "llvm.trunc";
-    f = call_intrinsic(L, rf, &(LLVMTypeRef){vec_of(L->f32)}, 1, &f, 1);
-    LLVMTypeRef tys[2] = {vec_of(storage_int(L, dt)), vec_of(L->f32)};
-    LLVMValueRef v = call_intrinsic(L, ptx_type_class(dt) == 'S' ? "llvm.fptosi.sat" : "llvm.fptoui.sat",
-                                    tys, 2, &f, 1);
-    write_reg(F, &in->opds[0], v, dt, ptx_type_class(dt) == 'S', mask);
-    return true;
-unsupported:
-    lw_error(L, in->loc, "cvt.%s.%s with these modifiers is not supported yet", ptx_type_name(dt),
-             ptx_type_name(st));
+    unsupported(F, in, t);
     return true;
 }

@@ -37,6 +37,8 @@ typedef struct lw {
     uint32_t static_smem, dyn_smem_align;
     lower_global *globals_out; /* exported variables, for lower_result */
     uint32_t nglobals, capglobals;
+    char vm_isa;         /* libmvec variant: 'd' (AVX2, 8 lanes) or 'b' (SSE, 4) */
+    unsigned vm_width;
 } lw;
 
 /* Storage of one register (or one element of a %r<N> family). */
@@ -124,14 +126,52 @@ bool lower_warp(fn *F, const ptx_instr *in, LLVMValueRef mask);
 bool lower_atomic(fn *F, const ptx_instr *in, LLVMValueRef mask);
 bool lower_bits(fn *F, const ptx_instr *in, LLVMValueRef mask);
 bool lower_intmix(fn *F, const ptx_instr *in, LLVMValueRef mask);
+
+/* lower_half.c: f16/bf16 arithmetic; helpers for lower_halfcvt.c.  Pairs
+ * are <64 x T> vectors, the low half of lane i at element 2i. */
 bool lower_half(fn *F, const ptx_instr *in, LLVMValueRef mask);
+bool half_is_pair(ptx_type t);
+bool half_is_bf(ptx_type t);
+LLVMValueRef half_splat(LLVMValueRef c, unsigned n);
+LLVMValueRef half_bits(fn *F, const ptx_operand *o, ptx_type t);   /* <n x i16> */
+LLVMValueRef half_widen(fn *F, LLVMValueRef h, ptx_type t);         /* exact, to f32 */
+LLVMValueRef half_narrow(fn *F, LLVMValueRef v, ptx_type t);        /* RN, NaN -> 0x7fff */
+LLVMValueRef half_odd(fn *F, LLVMValueRef s, LLVMValueRef pos, LLVMValueRef neg);
+LLVMValueRef lane_half(fn *F, LLVMValueRef v, unsigned which);
+
+/* lower_halfcvt.c */
 bool lower_half_cvt(fn *F, const ptx_instr *in, LLVMValueRef mask);
+
+/* lower_arith.c: float comparison predicates and setp's boolean combine */
+LLVMValueRef lower_fcompare(fn *F, const ptx_instr *in, LLVMValueRef a, LLVMValueRef b);
+LLVMValueRef lower_bool_combine(fn *F, const ptx_instr *in, LLVMValueRef r, LLVMValueRef c);
+
+/* lower_float.c: f32/f64 arithmetic; helpers shared with the other float files */
+bool lower_float(fn *F, const ptx_instr *in, LLVMValueRef mask);
+LLVMValueRef fl_is_nan(fn *F, LLVMValueRef v);
+LLVMValueRef fl_canon(fn *F, LLVMValueRef v);   /* f32 NaN -> 0x7fffffff */
+LLVMValueRef fl_ftz(fn *F, LLVMValueRef v);     /* f32 subnormal -> signed zero */
+LLVMValueRef fl_sat(fn *F, LLVMValueRef v);     /* clamp to [+0, 1], NaN -> +0 */
+LLVMValueRef fl_result(fn *F, const ptx_instr *in, LLVMValueRef v); /* .ftz, NaN, .sat */
+LLVMValueRef fl_src(fn *F, const ptx_instr *in, uint32_t i, ptx_type t); /* .ftz'd source */
+LLVMValueRef fl_minmax(fn *F, const ptx_instr *in, LLVMValueRef *x, uint32_t n);
+
+/* lower_math.c: approximate instructions, vector math through libmvec */
+void lower_math_init(lw *L, LLVMTargetMachineRef tm);
+bool lower_math(fn *F, const ptx_instr *in, LLVMValueRef mask);
+LLVMValueRef lower_vmath(fn *F, const char *fname, LLVMValueRef x);
+
+/* lower_cvt.c */
+bool lower_cvt(fn *F, const ptx_instr *in, LLVMValueRef mask);
+/* The sign of (a - s) for a 64-bit integer a and its conversion s */
+void cvt_int64_error(fn *F, LLVMValueRef a, bool sgn, LLVMValueRef s, LLVMValueRef *pos, LLVMValueRef *neg);
 
 /* lower_round.c: directed rounding (.rz .rm .rp) of f32/f64 arithmetic */
 LLVMValueRef round_directed(fn *F, const ptx_instr *in, ptx_type t, LLVMValueRef *x);
 LLVMValueRef narrow_directed(fn *F, LLVMValueRef d, uint8_t mode);
-LLVMValueRef step_bits(fn *F, LLVMValueRef bits, LLVMValueRef v, LLVMValueRef pos, LLVMValueRef neg,
-                       uint8_t mode);
+/* s (rounded to nearest) stepped one ulp per mode; pos/neg: exact > s, exact < s */
+LLVMValueRef round_step(fn *F, LLVMValueRef s, LLVMValueRef pos, LLVMValueRef neg, uint8_t mode);
+LLVMValueRef step_bits(fn *F, LLVMValueRef bits, LLVMValueRef pos, LLVMValueRef neg, uint8_t mode);
 
 /* lower_cfg.c */
 void order_blocks(fn *F);

@@ -7,7 +7,11 @@
  *   mul/div/sqrt f32, fma f32, f64 -> f32   in f64, where products and
  *             remainders are exact (f64 has more than 2*24+2 bits, so the
  *             f64 quotient and square root round correctly to f32)
- *   mul/div/sqrt f64   fma remainders (exact unless the result is subnormal)
+ *   mul/div/sqrt f64   fma remainders on operands scaled to [1, 2) and s
+ *             scaled alike, so no remainder underflows or overflows (for a
+ *             subnormal s the remainder is rounded, but keeps its sign)
+ *   fma f64   the same scaling, and the sign of u1 + u2 + c - s (u1 + u2
+ *             the exact product) summed exactly as an expansion
  */
 #include "lower_internal.h"
 
@@ -22,20 +26,22 @@ static LLVMValueRef intrin(fn *F, const char *name, LLVMValueRef *args, unsigned
 static LLVMValueRef fconst(fn *F, LLVMTypeRef et, double d) { return splat(F->L, LLVMConstReal(et, d)); }
 
 /* The bits of a rounded-to-nearest result stepped by one ulp where the
- * mode asks; v is the same value in any float type (for its sign); pos/neg
- * say exact > s, exact < s. */
-LLVMValueRef step_bits(fn *F, LLVMValueRef bits, LLVMValueRef v, LLVMValueRef pos, LLVMValueRef neg,
-                       uint8_t mode)
+ * mode asks; pos/neg say exact > s, exact < s.  The sign and zero tests
+ * are on the bits: LLVM 19 miscompiles some compares of <32 x half> with
+ * AVX512-FP16 (an ogt folded into the olt of the same operands). */
+LLVMValueRef step_bits(fn *F, LLVMValueRef bits, LLVMValueRef pos, LLVMValueRef neg, uint8_t mode)
 {
     lw *L = F->L;
     LLVMBuilderRef b = L->b;
-    LLVMTypeRef it = LLVMGetElementType(LLVMTypeOf(bits)), vt = LLVMTypeOf(v);
+    LLVMTypeRef it = LLVMGetElementType(LLVMTypeOf(bits)), vt = LLVMTypeOf(bits);
     LLVMValueRef one = splat(L, LLVMConstInt(it, 1, false));
-    LLVMValueRef gt0 = LLVMBuildFCmp(b, LLVMRealOGT, v, LLVMConstNull(vt), "");
-    LLVMValueRef lt0 = LLVMBuildFCmp(b, LLVMRealOLT, v, LLVMConstNull(vt), "");
-    LLVMValueRef zero = LLVMBuildFCmp(b, LLVMRealOEQ, v, LLVMConstNull(vt), "");
-    LLVMValueRef dec = LLVMBuildSub(b, bits, one, ""), inc = LLVMBuildAdd(b, bits, one, "");
     uint64_t sign = 1ull << (LLVMGetIntTypeWidth(it) - 1);
+    LLVMValueRef mag = LLVMBuildAnd(b, bits, splat(L, LLVMConstInt(it, sign - 1, false)), "");
+    LLVMValueRef zero = LLVMBuildICmp(b, LLVMIntEQ, mag, LLVMConstNull(vt), "");
+    LLVMValueRef negv = LLVMBuildICmp(b, LLVMIntSLT, bits, LLVMConstNull(vt), "");
+    LLVMValueRef nz = LLVMBuildNot(b, zero, "");
+    LLVMValueRef gt0 = LLVMBuildAnd(b, nz, LLVMBuildNot(b, negv, ""), ""), lt0 = LLVMBuildAnd(b, nz, negv, "");
+    LLVMValueRef dec = LLVMBuildSub(b, bits, one, ""), inc = LLVMBuildAdd(b, bits, one, "");
     LLVMValueRef r = bits;
     if (mode == PTX_ROUND_RZ) { /* toward zero: shrink the magnitude */
         LLVMValueRef shrink = LLVMBuildOr(b, LLVMBuildAnd(b, gt0, neg, ""), LLVMBuildAnd(b, lt0, pos, ""), "");
@@ -58,7 +64,12 @@ static LLVMValueRef step(fn *F, LLVMValueRef s, LLVMValueRef pos, LLVMValueRef n
     LLVMTypeRef vt = LLVMTypeOf(s), et = LLVMGetElementType(vt);
     LLVMTypeRef it = LLVMIntTypeInContext(L->ctx, et == L->f64 ? 64 : 32);
     LLVMValueRef bits = LLVMBuildBitCast(L->b, s, vec_of(it), "");
-    return LLVMBuildBitCast(L->b, step_bits(F, bits, s, pos, neg, mode), vt, "");
+    return LLVMBuildBitCast(L->b, step_bits(F, bits, pos, neg, mode), vt, "");
+}
+
+LLVMValueRef round_step(fn *F, LLVMValueRef s, LLVMValueRef pos, LLVMValueRef neg, uint8_t mode)
+{
+    return step(F, s, pos, neg, mode);
 }
 
 /* Error signs from comparing an exact wider value with s widened. */
@@ -67,6 +78,12 @@ static void compare_exact(fn *F, LLVMValueRef exact, LLVMValueRef s_wide, LLVMVa
     LLVMBuilderRef b = F->L->b;
     *pos = LLVMBuildFCmp(b, LLVMRealOGT, exact, s_wide, "");
     *neg = LLVMBuildFCmp(b, LLVMRealOLT, exact, s_wide, "");
+}
+
+static LLVMValueRef is_finite(fn *F, LLVMValueRef v)
+{
+    LLVMTypeRef vt = LLVMTypeOf(v), et = LLVMGetElementType(vt);
+    return LLVMBuildFCmp(F->L->b, LLVMRealONE, intrin(F, "llvm.fabs", &v, 1), fconst(F, et, INFINITY), "");
 }
 
 static void sign_of(fn *F, LLVMValueRef e, LLVMValueRef *pos, LLVMValueRef *neg)
@@ -107,6 +124,26 @@ static LLVMValueRef add_dir(fn *F, LLVMValueRef a, LLVMValueRef c, uint8_t mode)
         r = LLVMBuildSelect(b, negzero, fconst(F, et, -0.0), r, "");
     }
     return r;
+}
+
+/* fma under .rm: an exact zero result is -0 unless a*b and c are both
+ * +0 (round to nearest, which s came from, gives +0). */
+static LLVMValueRef fma_rm_zero(fn *F, LLVMValueRef r, LLVMValueRef s, LLVMValueRef pos, LLVMValueRef neg,
+                                LLVMValueRef *x, uint8_t mode)
+{
+    if (mode != PTX_ROUND_RM)
+        return r;
+    lw *L = F->L;
+    LLVMBuilderRef b = L->b;
+    LLVMTypeRef vt = LLVMTypeOf(r), et = LLVMGetElementType(vt);
+    LLVMTypeRef it = vec_of(et == L->f64 ? L->i64 : L->i32);
+    LLVMValueRef prod = LLVMBuildFMul(b, x[0], x[1], "");
+    LLVMValueRef pz = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildBitCast(b, prod, it, ""), LLVMConstNull(it), "");
+    LLVMValueRef cz = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildBitCast(b, x[2], it, ""), LLVMConstNull(it), "");
+    LLVMValueRef sz = LLVMBuildFCmp(b, LLVMRealOEQ, s, LLVMConstNull(LLVMTypeOf(s)), "");
+    LLVMValueRef exact = LLVMBuildNot(b, LLVMBuildOr(b, pos, neg, ""), "");
+    LLVMValueRef neg0 = LLVMBuildAnd(b, LLVMBuildAnd(b, sz, exact, ""), LLVMBuildNot(b, LLVMBuildAnd(b, pz, cz, ""), ""), "");
+    return LLVMBuildSelect(b, neg0, fconst(F, et, -0.0), r, "");
 }
 
 /* The rounded result of op over f32 operands via exact f64 arithmetic. */
@@ -155,33 +192,154 @@ static LLVMValueRef f32_dir(fn *F, ptx_opcode op, LLVMValueRef *x, uint8_t mode)
         sign_of(F, e1, &ep, &en);
         pos = LLVMBuildSelect(b, tz, ep, tp, "");
         neg = LLVMBuildSelect(b, tz, en, tn, "");
-        break;
+        return fma_rm_zero(F, step(F, s, pos, neg, mode), s, pos, neg, x, mode);
     }
     }
     return step(F, s, pos, neg, mode);
 }
 
-/* f64 mul/div/sqrt through fma remainders. */
-static LLVMValueRef f64_dir(fn *F, ptx_opcode op, LLVMValueRef *x, uint8_t mode)
+/* ---- f64: scaled remainders ---- */
+
+static LLVMValueRef i64c(fn *F, int64_t v) { return splat(F->L, LLVMConstInt(F->L->i64, (uint64_t)v, true)); }
+
+/* k with |x| * 2^-k in [1, 2) for finite nonzero x (subnormals too);
+ * 0 for zero, inf and NaN, so that scaling leaves those alone. */
+static LLVMValueRef exp_of(fn *F, LLVMValueRef x)
+{
+    lw *L = F->L;
+    LLVMBuilderRef b = L->b;
+    LLVMTypeRef it = vec_of(L->i64);
+    LLVMValueRef big = LLVMBuildFMul(b, x, fconst(F, L->f64, 0x1p54), ""); /* normalizes subnormals */
+    LLVMValueRef be = LLVMBuildAnd(b, LLVMBuildLShr(b, LLVMBuildBitCast(b, x, it, ""), i64c(F, 52), ""), i64c(F, 0x7ff), "");
+    LLVMValueRef bb = LLVMBuildAnd(b, LLVMBuildLShr(b, LLVMBuildBitCast(b, big, it, ""), i64c(F, 52), ""), i64c(F, 0x7ff), "");
+    LLVMValueRef sub = LLVMBuildICmp(b, LLVMIntEQ, be, i64c(F, 0), "");
+    LLVMValueRef k = LLVMBuildSelect(b, sub, LLVMBuildSub(b, bb, i64c(F, 1023 + 54), ""),
+                                     LLVMBuildSub(b, be, i64c(F, 1023), ""), "");
+    LLVMValueRef special = LLVMBuildOr(b, LLVMBuildFCmp(b, LLVMRealOEQ, x, LLVMConstNull(LLVMTypeOf(x)), ""),
+                                       LLVMBuildICmp(b, LLVMIntEQ, be, i64c(F, 0x7ff), ""), "");
+    return LLVMBuildSelect(b, special, i64c(F, 0), k, "");
+}
+
+/* x * 2^k, exactly while the result is normal or the scaling goes up;
+ * |k| < 2200, in three power-of-two factors that stay normal. */
+static LLVMValueRef scale(fn *F, LLVMValueRef x, LLVMValueRef k)
+{
+    lw *L = F->L;
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef k1 = LLVMBuildSDiv(b, k, i64c(F, 3), "");
+    LLVMValueRef k3 = LLVMBuildSub(b, k, LLVMBuildAdd(b, k1, k1, ""), "");
+    LLVMValueRef parts[3] = {k1, k1, k3};
+    for (int i = 0; i < 3; i++) {
+        LLVMValueRef bits = LLVMBuildShl(b, LLVMBuildAdd(b, parts[i], i64c(F, 1023), ""), i64c(F, 52), "");
+        x = LLVMBuildFMul(b, x, LLVMBuildBitCast(b, bits, vec_of(L->f64), ""), "");
+    }
+    return x;
+}
+
+static LLVMValueRef fma3(fn *F, LLVMValueRef a, LLVMValueRef c, LLVMValueRef d)
+{
+    return intrin(F, "llvm.fma", (LLVMValueRef[]){a, c, d}, 3);
+}
+
+static LLVMValueRef f64_mul_dir(fn *F, LLVMValueRef a, LLVMValueRef c, uint8_t mode)
 {
     LLVMBuilderRef b = F->L->b;
-    LLVMValueRef s, pos, neg;
-    if (op == PTX_OP_MUL) {
-        s = LLVMBuildFMul(b, x[0], x[1], "");
-        sign_of(F, intrin(F, "llvm.fma", (LLVMValueRef[]){x[0], x[1], LLVMBuildFNeg(b, s, "")}, 3), &pos, &neg);
-    } else if (op == PTX_OP_DIV) {
-        s = LLVMBuildFDiv(b, x[0], x[1], "");
-        LLVMValueRef rem = intrin(F, "llvm.fma", (LLVMValueRef[]){LLVMBuildFNeg(b, s, ""), x[1], x[0]}, 3);
-        LLVMValueRef bneg = LLVMBuildFCmp(b, LLVMRealOLT, x[1], LLVMConstNull(LLVMTypeOf(s)), "");
-        LLVMValueRef rp, rn;
-        sign_of(F, rem, &rp, &rn);
-        pos = LLVMBuildSelect(b, bneg, rn, rp, "");
-        neg = LLVMBuildSelect(b, bneg, rp, rn, "");
-    } else {
-        s = intrin(F, "llvm.sqrt", x, 1);
-        sign_of(F, intrin(F, "llvm.fma", (LLVMValueRef[]){LLVMBuildFNeg(b, s, ""), s, x[0]}, 3), &pos, &neg);
-    }
+    LLVMValueRef s = LLVMBuildFMul(b, a, c, ""), pos, neg;
+    LLVMValueRef ka = exp_of(F, a), kc = exp_of(F, c);
+    LLVMValueRef ma = scale(F, a, LLVMBuildNeg(b, ka, "")), mc = scale(F, c, LLVMBuildNeg(b, kc, ""));
+    LLVMValueRef ss = scale(F, s, LLVMBuildNeg(b, LLVMBuildAdd(b, ka, kc, ""), ""));
+    sign_of(F, fma3(F, ma, mc, LLVMBuildFNeg(b, ss, "")), &pos, &neg);
     return step(F, s, pos, neg, mode);
+}
+
+static LLVMValueRef f64_div_dir(fn *F, LLVMValueRef a, LLVMValueRef c, uint8_t mode)
+{
+    LLVMBuilderRef b = F->L->b;
+    LLVMValueRef s = LLVMBuildFDiv(b, a, c, ""), rp, rn;
+    LLVMValueRef ka = exp_of(F, a), kc = exp_of(F, c);
+    LLVMValueRef ma = scale(F, a, LLVMBuildNeg(b, ka, "")), mc = scale(F, c, LLVMBuildNeg(b, kc, ""));
+    LLVMValueRef ss = scale(F, s, LLVMBuildSub(b, kc, ka, ""));
+    sign_of(F, fma3(F, LLVMBuildFNeg(b, ss, ""), mc, ma), &rp, &rn);
+    LLVMValueRef cneg = LLVMBuildFCmp(b, LLVMRealOLT, c, LLVMConstNull(LLVMTypeOf(c)), "");
+    return step(F, s, LLVMBuildSelect(b, cneg, rn, rp, ""), LLVMBuildSelect(b, cneg, rp, rn, ""), mode);
+}
+
+static LLVMValueRef f64_sqrt_dir(fn *F, LLVMValueRef x, uint8_t mode)
+{
+    LLVMBuilderRef b = F->L->b;
+    LLVMValueRef s = intrin(F, "llvm.sqrt", &x, 1), pos, neg;
+    LLVMValueRef k = exp_of(F, x);
+    k = LLVMBuildAnd(b, k, i64c(F, -2), ""); /* even, so x * 2^-k is in [1, 4) */
+    LLVMValueRef m = scale(F, x, LLVMBuildNeg(b, k, ""));
+    LLVMValueRef ss = scale(F, s, LLVMBuildNeg(b, LLVMBuildAShr(b, k, i64c(F, 1), ""), ""));
+    sign_of(F, fma3(F, LLVMBuildFNeg(b, ss, ""), ss, m), &pos, &neg);
+    return step(F, s, pos, neg, mode);
+}
+
+/* TwoSum: s + e == a + c exactly. */
+static LLVMValueRef two_sum(fn *F, LLVMValueRef a, LLVMValueRef c, LLVMValueRef *e)
+{
+    LLVMBuilderRef b = F->L->b;
+    LLVMValueRef s = LLVMBuildFAdd(b, a, c, "");
+    LLVMValueRef bb = LLVMBuildFSub(b, s, a, "");
+    *e = LLVMBuildFAdd(b, LLVMBuildFSub(b, a, LLVMBuildFSub(b, s, bb, ""), ""), LLVMBuildFSub(b, c, bb, ""), "");
+    return s;
+}
+
+/* The sign of x0 + x1 + x2 + x3 (|x0| <= ulp(x1): an exact product pair
+ * x1 + x0) as the sign of its most significant nonzero component after
+ * growing a nonoverlapping expansion (Shewchuk's Grow-Expansion). */
+static LLVMValueRef sum4_sign(fn *F, LLVMValueRef x0, LLVMValueRef x1, LLVMValueRef x2, LLVMValueRef x3)
+{
+    LLVMBuilderRef b = F->L->b;
+    LLVMValueRef h1, h2, g1, g2, g3;
+    LLVMValueRef q1 = two_sum(F, x0, x2, &h1);
+    LLVMValueRef q2 = two_sum(F, x1, q1, &h2);
+    LLVMValueRef r1 = two_sum(F, h1, x3, &g1);
+    LLVMValueRef r2 = two_sum(F, h2, r1, &g2);
+    LLVMValueRef r3 = two_sum(F, q2, r2, &g3);
+    LLVMValueRef z = LLVMConstNull(LLVMTypeOf(x0)), sgn = g1;
+    LLVMValueRef comps[3] = {g2, g3, r3};
+    for (int i = 0; i < 3; i++)
+        sgn = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealONE, comps[i], z, ""), comps[i], sgn, "");
+    return sgn;
+}
+
+static LLVMValueRef f64_fma_dir(fn *F, LLVMValueRef *x, uint8_t mode)
+{
+    lw *L = F->L;
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef a = x[0], c = x[1], d = x[2];
+    LLVMTypeRef vt = LLVMTypeOf(a);
+    LLVMValueRef s = fma3(F, a, c, d), pos, neg;
+    LLVMValueRef ka = exp_of(F, a), kc = exp_of(F, c), kd = exp_of(F, d);
+    /* a zero product: no scaling (s is d, or a signed zero, exactly) */
+    LLVMValueRef pz = LLVMBuildOr(b, LLVMBuildFCmp(b, LLVMRealOEQ, a, LLVMConstNull(vt), ""),
+                                  LLVMBuildFCmp(b, LLVMRealOEQ, c, LLVMConstNull(vt), ""), "");
+    LLVMValueRef k = LLVMBuildSelect(b, pz, i64c(F, 0), LLVMBuildAdd(b, ka, kc, ""), ""), nk = LLVMBuildNeg(b, k, "");
+    LLVMValueRef ma = scale(F, a, LLVMBuildNeg(b, ka, "")), mc = scale(F, c, LLVMBuildNeg(b, kc, ""));
+    LLVMValueRef u1 = LLVMBuildFMul(b, ma, mc, ""), u2 = fma3(F, ma, mc, LLVMBuildFNeg(b, u1, ""));
+    /* d far above a nonzero product: s == d and the error has the
+     * product's sign */
+    LLVMValueRef far = LLVMBuildICmp(b, LLVMIntSGT, LLVMBuildSub(b, kd, k, ""), i64c(F, 200), "");
+    LLVMValueRef dnz = LLVMBuildFCmp(b, LLVMRealONE, d, LLVMConstNull(vt), "");
+    far = LLVMBuildAnd(b, LLVMBuildAnd(b, far, dnz, ""), LLVMBuildNot(b, pz, ""), "");
+    LLVMValueRef ds = LLVMBuildSelect(b, far, LLVMConstNull(vt), scale(F, d, nk), "");
+    LLVMValueRef ss = LLVMBuildSelect(b, far, LLVMConstNull(vt), scale(F, s, nk), "");
+    LLVMValueRef sgn = sum4_sign(F, u2, u1, ds, LLVMBuildFNeg(b, ss, ""));
+    /* a d scaled to zero matters only when the rest cancels exactly */
+    LLVMValueRef dzero = LLVMBuildFCmp(b, LLVMRealOEQ, ds, LLVMConstNull(vt), "");
+    LLVMValueRef szero = LLVMBuildFCmp(b, LLVMRealOEQ, sgn, LLVMConstNull(vt), "");
+    sgn = LLVMBuildSelect(b, LLVMBuildAnd(b, dzero, szero, ""), d, sgn, "");
+    sign_of(F, sgn, &pos, &neg);
+    /* overflow from finite operands: the exact value is finite */
+    LLVMValueRef fin = LLVMBuildAnd(b, LLVMBuildAnd(b, is_finite(F, a), is_finite(F, c), ""), is_finite(F, d), "");
+    LLVMValueRef ovf = LLVMBuildAnd(b, fin, LLVMBuildNot(b, is_finite(F, s), ""), "");
+    LLVMValueRef sgt = LLVMBuildFCmp(b, LLVMRealOGT, s, LLVMConstNull(vt), "");
+    pos = LLVMBuildSelect(b, ovf, LLVMBuildNot(b, sgt, ""), pos, "");
+    neg = LLVMBuildSelect(b, ovf, sgt, neg, "");
+    pos = LLVMBuildAnd(b, pos, fin, ""), neg = LLVMBuildAnd(b, neg, fin, "");
+    return fma_rm_zero(F, step(F, s, pos, neg, mode), s, pos, neg, x, mode);
 }
 
 /* add/sub/mul/div/sqrt/fma with .rz/.rm/.rp on f32/f64; NULL if this
@@ -189,20 +347,22 @@ static LLVMValueRef f64_dir(fn *F, ptx_opcode op, LLVMValueRef *x, uint8_t mode)
 LLVMValueRef round_directed(fn *F, const ptx_instr *in, ptx_type t, LLVMValueRef *x)
 {
     uint8_t mode = in->mod[PTX_CAT_ROUND];
-    if (mode != PTX_ROUND_RZ && mode != PTX_ROUND_RM && mode != PTX_ROUND_RP)
-        return NULL;
+    bool f32 = t == PTX_TYPE_F32;
     switch (in->op) {
     case PTX_OP_ADD: return add_dir(F, x[0], x[1], mode);
     case PTX_OP_SUB: return add_dir(F, x[0], LLVMBuildFNeg(F->L->b, x[1], ""), mode);
-    case PTX_OP_MUL: case PTX_OP_DIV: case PTX_OP_SQRT:
-        return t == PTX_TYPE_F32 ? f32_dir(F, in->op, x, mode) : f64_dir(F, in->op, x, mode);
-    case PTX_OP_FMA: case PTX_OP_MAD:
-        return t == PTX_TYPE_F32 ? f32_dir(F, PTX_OP_FMA, x, mode) : NULL;
-    case PTX_OP_RCP:
-        x[1] = x[0];
-        x[0] = fconst(F, t == PTX_TYPE_F32 ? F->L->f32 : F->L->f64, 1.0);
-        return t == PTX_TYPE_F32 ? f32_dir(F, PTX_OP_DIV, x, mode) : f64_dir(F, PTX_OP_DIV, x, mode);
-    default: return NULL;
+    case PTX_OP_MUL: return f32 ? f32_dir(F, in->op, x, mode) : f64_mul_dir(F, x[0], x[1], mode);
+    case PTX_OP_DIV: return f32 ? f32_dir(F, in->op, x, mode) : f64_div_dir(F, x[0], x[1], mode);
+    case PTX_OP_SQRT: return f32 ? f32_dir(F, in->op, x, mode) : f64_sqrt_dir(F, x[0], mode);
+    case PTX_OP_RCP: {
+        LLVMValueRef one = fconst(F, f32 ? F->L->f32 : F->L->f64, 1.0);
+        if (!f32)
+            return f64_div_dir(F, one, x[0], mode);
+        LLVMValueRef y[2] = {one, x[0]};
+        return f32_dir(F, PTX_OP_DIV, y, mode);
+    }
+    default:
+        return f32 ? f32_dir(F, PTX_OP_FMA, x, mode) : f64_fma_dir(F, x, mode);
     }
 }
 

@@ -56,5 +56,7 @@ typedef struct rt_symbol {
     void *addr;
 } rt_symbol;
 const rt_symbol *rt_entry_points(size_t *n);
+/* The vector math routines of PTXJIT_VECMATH (vecmath.c). */
+const rt_symbol *rt_vecmath_symbols(size_t *n);
 
 #endif

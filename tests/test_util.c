@@ -1,4 +1,4 @@
-/* test_util.c - file helpers for tests. */
+/* test_util.c - file and bit-pattern helpers for tests. */
 #include "test_util.h"
 
 #include <dirent.h>
@@ -70,4 +70,33 @@ size_t tu_for_each_file(const char *dir, const char *suffix,
     }
     free(names);
     return visited;
+}
+
+float tu_f32(uint64_t bits)
+{
+    uint32_t u = (uint32_t)bits;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+uint64_t tu_f32_bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+
+double tu_f64(uint64_t bits)
+{
+    double d;
+    memcpy(&d, &bits, 8);
+    return d;
+}
+
+uint64_t tu_f64_bits(double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, 8);
+    return u;
 }

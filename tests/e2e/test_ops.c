@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "ptxjit/ptxjit.h"
+#include "test_util.h"
 
 enum { N = 200, BLOCK = 100, SENTINEL = 0x5a5a5a5a };
 
@@ -28,31 +29,10 @@ typedef struct op_case {
 
 static uint32_t u32(uint64_t x) { return (uint32_t)x; }
 static int32_t s32(uint64_t x) { return (int32_t)(uint32_t)x; }
-static float f32(uint64_t x)
-{
-    uint32_t u = (uint32_t)x;
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
-static uint64_t bits32(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
-}
-static double f64(uint64_t x)
-{
-    double d;
-    memcpy(&d, &x, 8);
-    return d;
-}
-static uint64_t bits64(double d)
-{
-    uint64_t u;
-    memcpy(&u, &d, 8);
-    return u;
-}
+static float f32(uint64_t x) { return tu_f32(x); }
+static uint64_t bits32(float f) { return tu_f32_bits(f); }
+static double f64(uint64_t x) { return tu_f64(x); }
+static uint64_t bits64(double d) { return tu_f64_bits(d); }
 
 /* ---- references (ISA semantics) ---- */
 

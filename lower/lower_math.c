@@ -1,0 +1,156 @@
+/* lower_math.c - the approximate instructions: ex2 lg2 sin cos tanh
+ * (.f32; the f16/bf16 forms widen to f32 in lower_half.c), rsqrt,
+ * rcp.approx, sqrt.approx, div.approx, div.full.
+ *
+ * ex2, lg2, sin, cos and tanh call glibc's vector math library (libmvec)
+ * on whole vectors: 8 lanes per call with AVX2 (_ZGVdN8v_sinf...), 4 with
+ * SSE (_ZGVbN4v_sinf...), never one libm call per lane.  The runtime binds
+ * the names (rt/vecmath.c).  libmvec is accurate to a few ulp, inside the
+ * bounds the ISA states (ex2 2 ulp, lg2 2^-22, sin and cos 2^-20.5
+ * absolute, tanh 2^-11 relative); test_conform_float measures it.
+ * rsqrt, rcp, sqrt and the divisions use IEEE operations (at most two
+ * roundings), except where the ISA defines other results: div.approx
+ * gives 0 (NaN for infinite a) when 2^126 < |b| < 2^128. */
+#include "lower_internal.h"
+
+#include <math.h>
+
+#include <stdio.h>
+#include <string.h>
+
+/* The libmvec variant for the target: the widest of AVX2 (d, 8 lanes) and
+ * SSE (b, 4 lanes).  AVX-512's 16-lane variant would need 512-bit
+ * arguments, which hosts preferring 256-bit vectors do not pass in zmm
+ * registers. */
+void lower_math_init(lw *L, LLVMTargetMachineRef tm)
+{
+    char *feat = LLVMGetTargetMachineFeatureString(tm);
+    bool avx2 = feat && strstr(feat, "+avx2") != NULL;
+    LLVMDisposeMessage(feat);
+    L->vm_isa = avx2 ? 'd' : 'b';
+    L->vm_width = avx2 ? 8 : 4;
+}
+
+static LLVMValueRef const_like(LLVMTypeRef vt, LLVMValueRef scalar)
+{
+    unsigned n = LLVMGetVectorSize(vt);
+    LLVMValueRef e[2 * W];
+    for (unsigned i = 0; i < n; i++)
+        e[i] = scalar;
+    return LLVMConstVector(e, n);
+}
+
+static LLVMValueRef real_like(LLVMValueRef v, double d)
+{
+    LLVMTypeRef vt = LLVMTypeOf(v);
+    return const_like(vt, LLVMConstReal(LLVMGetElementType(vt), d));
+}
+
+/* Lanes [from, from + n) of v as a shorter vector. */
+static LLVMValueRef lanes(fn *F, LLVMValueRef v, unsigned from, unsigned n)
+{
+    LLVMValueRef idx[2 * W];
+    for (unsigned i = 0; i < n; i++)
+        idx[i] = const_i32(F->L, from + i);
+    return LLVMBuildShuffleVector(F->L->b, v, LLVMGetUndef(LLVMTypeOf(v)), LLVMConstVector(idx, n), "");
+}
+
+static LLVMValueRef concat(fn *F, LLVMValueRef a, LLVMValueRef b)
+{
+    unsigned n = LLVMGetVectorSize(LLVMTypeOf(a));
+    LLVMValueRef idx[2 * W];
+    for (unsigned i = 0; i < 2 * n; i++)
+        idx[i] = const_i32(F->L, i);
+    return LLVMBuildShuffleVector(F->L->b, a, b, LLVMConstVector(idx, 2 * n), "");
+}
+
+/* fname (a libm name: "sinf", "exp2f"...) on every lane of an f32 vector
+ * (32 or 64 lanes), through libmvec's vector variant. */
+LLVMValueRef lower_vmath(fn *F, const char *fname, LLVMValueRef x)
+{
+    lw *L = F->L;
+    unsigned n = LLVMGetVectorSize(LLVMTypeOf(x)), w = L->vm_width;
+    char name[40];
+    snprintf(name, sizeof name, "_ZGV%cN%uv_%s", L->vm_isa, w, fname);
+    LLVMTypeRef vt = LLVMVectorType(L->f32, w), ft = LLVMFunctionType(vt, &vt, 1, false);
+    LLVMValueRef f = LLVMGetNamedFunction(L->mod, name);
+    if (!f) {
+        f = LLVMAddFunction(L->mod, name, ft);
+        const char *attrs[] = {"nounwind", "willreturn", "nosync", "nofree"};
+        for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++)
+            LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
+                                    LLVMCreateEnumAttribute(L->ctx, LLVMGetEnumAttributeKindForName(attrs[i], strlen(attrs[i])), 0));
+        /* memory(none): no memory effects, so calls can be hoisted or CSEd */
+        LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
+                                LLVMCreateEnumAttribute(L->ctx, LLVMGetEnumAttributeKindForName("memory", 6), 0));
+    }
+    LLVMValueRef parts[2 * W];
+    unsigned np = 0;
+    for (unsigned i = 0; i < n; i += w) {
+        LLVMValueRef arg = lanes(F, x, i, w);
+        parts[np++] = LLVMBuildCall2(L->b, ft, f, &arg, 1, "");
+    }
+    while (np > 1) { /* pairwise back to n lanes */
+        for (unsigned i = 0; i < np / 2; i++)
+            parts[i] = concat(F, parts[2 * i], parts[2 * i + 1]);
+        np /= 2;
+    }
+    return parts[0];
+}
+
+static bool has(const ptx_instr *in, unsigned flag) { return (in->flags & flag) != 0; }
+
+/* div.approx: a * (1/b), whose reciprocal is flushed to zero for
+ * 2^126 < |b| < 2^128; elsewhere the IEEE quotient (within the 2 ulp the
+ * ISA allows). */
+static LLVMValueRef div_approx(fn *F, LLVMValueRef a, LLVMValueRef b)
+{
+    lw *L = F->L;
+    LLVMBuilderRef bd = L->b;
+    LLVMTypeRef vt = LLVMTypeOf(a);
+    LLVMValueRef q = LLVMBuildFDiv(bd, a, b, "");
+    LLVMValueRef mag = call_intrinsic(L, "llvm.fabs", &vt, 1, &b, 1);
+    LLVMValueRef big = LLVMBuildAnd(bd, LLVMBuildFCmp(bd, LLVMRealOGT, mag, real_like(b, 0x1p126), ""),
+                                    LLVMBuildFCmp(bd, LLVMRealOLT, mag, real_like(b, INFINITY), ""), "");
+    LLVMValueRef z = call_intrinsic(L, "llvm.copysign", &vt, 1, (LLVMValueRef[]){LLVMConstNull(vt), b}, 2);
+    return LLVMBuildSelect(bd, big, LLVMBuildFMul(bd, a, z, ""), q, "");
+}
+
+bool lower_math(fn *F, const ptx_instr *in, LLVMValueRef mask)
+{
+    lw *L = F->L;
+    LLVMBuilderRef b = L->b;
+    ptx_type t = (ptx_type)in->types[0];
+    LLVMValueRef x = fl_src(F, in, 1, t), r;
+    LLVMTypeRef vt = LLVMTypeOf(x);
+    bool f32 = t == PTX_TYPE_F32;
+    switch (in->op) {
+    case PTX_OP_EX2: case PTX_OP_LG2: case PTX_OP_SIN: case PTX_OP_COS: case PTX_OP_TANH: {
+        if (!f32)
+            return false;
+        static const char *names[] = {[PTX_OP_EX2] = "exp2f", [PTX_OP_LG2] = "log2f", [PTX_OP_SIN] = "sinf",
+                                      [PTX_OP_COS] = "cosf", [PTX_OP_TANH] = "tanhf"};
+        r = lower_vmath(F, names[in->op], x);
+        break;
+    }
+    case PTX_OP_RSQRT:
+        r = LLVMBuildFDiv(b, real_like(x, 1.0), call_intrinsic(L, "llvm.sqrt", &vt, 1, &x, 1), "");
+        break;
+    case PTX_OP_RCP:
+        r = LLVMBuildFDiv(b, real_like(x, 1.0), x, "");
+        break;
+    case PTX_OP_SQRT:
+        r = call_intrinsic(L, "llvm.sqrt", &vt, 1, &x, 1);
+        break;
+    case PTX_OP_DIV: {
+        LLVMValueRef y = fl_src(F, in, 2, t);
+        r = has(in, PTX_FLAG_BIT(APPROX)) ? div_approx(F, x, y) : LLVMBuildFDiv(b, x, y, "");
+        break;
+    }
+    default:
+        return false;
+    }
+    r = fl_result(F, in, r);
+    write_reg(F, &in->opds[0], r, t, false, mask);
+    return true;
+}
