@@ -363,6 +363,14 @@ LLVMTypeRef lower_func_type(lw *L, const ptx_func *f)
 
 
 
+/* Warps run as fibers when one may wait for another: CTA barriers, and
+ * the waits that yield (mbarrier tests, nanosleep). */
+static bool waits_for_warps(ptx_opcode op)
+{
+    return (ptx_op_effects(op) & E_SYNC) || op == PTX_OP_MBARRIER_TEST_WAIT ||
+           op == PTX_OP_MBARRIER_TRY_WAIT || op == PTX_OP_NANOSLEEP;
+}
+
 static bool module_has_barriers(const ptx_module *m)
 {
     for (uint32_t i = 0; i < m->nitems; i++) {
@@ -370,7 +378,7 @@ static bool module_has_barriers(const ptx_module *m)
         if (m->items[i].kind != PTX_ITEM_FUNC)
             continue;
         for (uint32_t k = 0; k < f->nbody; k++)
-            if (f->body[k].kind == PTX_STMT_INSTR && (ptx_op_effects(f->body[k].instr->op) & E_SYNC))
+            if (f->body[k].kind == PTX_STMT_INSTR && waits_for_warps(f->body[k].instr->op))
                 return true;
     }
     return false;
@@ -399,11 +407,6 @@ static void declare_function(lw *L, const ptx_func *f)
     ptrmap_put(&L->funcs, f, fnv);
 }
 
-static bool is_barrier(const ptx_stmt *s)
-{
-    return s->kind == PTX_STMT_INSTR && (ptx_op_effects(s->instr->op) & E_SYNC);
-}
-
 static bool is_terminator(const ptx_stmt *s)
 {
     if (s->kind != PTX_STMT_INSTR)
@@ -414,15 +417,20 @@ static bool is_terminator(const ptx_stmt *s)
 
 /* Blocks start at labels and after terminators; lower_cfg.c then numbers
  * them by priority (reverse post-order). */
-static void partition(fn *F)
+/* Blocks start at labels, after terminators and at the statements marked
+ * in `split`; lower_cfg.c then numbers them by priority (reverse
+ * post-order). */
+void split_blocks(fn *F, const uint8_t *split)
 {
     const ptx_func *f = F->f;
+    free(F->block_of_stmt);
+    free(F->next_block);
+    free(F->from_later);
     F->block_of_stmt = calloc(f->nbody + 1, sizeof *F->block_of_stmt);
     uint32_t b = 0;
     bool fresh = true;
     for (uint32_t i = 0; i < f->nbody; i++) {
-        /* a barrier starts a block: see barrier_block */
-        if ((f->body[i].kind == PTX_STMT_LABEL || is_barrier(&f->body[i])) && !fresh) {
+        if ((f->body[i].kind == PTX_STMT_LABEL || split[i]) && !fresh) {
             b++;
             fresh = true;
         }
@@ -436,10 +444,11 @@ static void partition(fn *F)
     }
     F->nblocks = b + 1;
     order_blocks(F);
-    F->barrier_block = calloc(F->nblocks, 1);
-    for (uint32_t i = 0; i < f->nbody; i++)
-        if (is_barrier(&f->body[i]))
-            F->barrier_block[F->block_of_stmt[i]] = 1;
+}
+
+static void partition(fn *F)
+{
+    place_sync_points(F); /* splits the body into blocks */
     F->blocks = calloc(F->nblocks, sizeof *F->blocks);
     for (uint32_t k = 0; k < F->nblocks; k++) {
         char name[32];
@@ -461,7 +470,8 @@ static void lower_instr(fn *F, const ptx_instr *in)
     LLVMValueRef mask = guard_mask(F, in);
     if (lower_half(F, in, mask) || lower_arith(F, in, mask) || lower_bits(F, in, mask) ||
         lower_intmix(F, in, mask) || lower_mem(F, in, mask) || lower_atomic(F, in, mask) ||
-        lower_warp(F, in, mask) || lower_call(F, in, mask) || lower_sync(F, in, mask))
+        lower_warp(F, in, mask) || lower_call(F, in, mask) || lower_sync(F, in, mask) ||
+        lower_mbarrier(F, in, mask) || lower_space(F, in, mask))
         return;
     lw_error(F->L, in->loc, "instruction '%s' is not supported yet", ptx_op_name(in->op));
 }
@@ -515,6 +525,8 @@ static void lower_body(fn *F)
         }
         const ptx_stmt *s = &f->body[i];
         if (s->kind == PTX_STMT_INSTR) {
+            if (!last && F->park_block[b])
+                arrive_sync_point(F, s->instr);
             last = s;
             if (!is_terminator(s))
                 lower_instr(F, s->instr);
@@ -545,6 +557,10 @@ static void lower_prologue(fn *F)
     F->pc = entry_alloca(F, vec_of(L->i32), "pc");
     F->sched = entry_alloca(F, L->i32, "sched");
     LLVMBuildStore(L->b, const_i32(L, 0), F->sched);
+    F->parked = entry_alloca(F, L->i32, "parked");
+    LLVMBuildStore(L->b, const_i32(L, 0), F->parked);
+    F->forced = entry_alloca(F, L->i32, "forced");
+    LLVMBuildStore(L->b, const_i32(L, 0), F->forced);
     LLVMValueRef launch = load_field(F, F->cta, PTXJIT_CTA_GRID, L->ptr);
     F->shared_base = load_field(F, F->cta, PTXJIT_CTA_SHARED, L->ptr);
     if (F->is_entry) {
@@ -572,6 +588,8 @@ static void lower_prologue(fn *F)
 static void lower_function(lw *L, const ptx_func *f)
 {
     fn F = {.L = L, .f = f, .is_entry = f->is_entry, .fn = ptrmap_get(&L->funcs, f)};
+    if (f->is_entry)
+        check_cluster_dims(L, f);
     lower_prologue(&F);
     LLVMBasicBlockRef entry = LLVMGetInsertBlock(L->b);
     lower_body(&F);
@@ -587,7 +605,9 @@ static void lower_function(lw *L, const ptx_func *f)
     free(F.blocks);
     free(F.block_of_stmt);
     free(F.next_block);
-    free(F.barrier_block);
+    free(F.sync_block);
+    free(F.park_block);
+    free(F.from_later);
 }
 
 static void init_types(lw *L)

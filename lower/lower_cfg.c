@@ -58,6 +58,31 @@ static void build_graph(const ptx_func *f, const uint32_t *seq, uint32_t n, grap
     }
 }
 
+/* F->from_later[rpo block]: some block numbered after it can reach it,
+ * so lanes pending there may still come (a loop, or a top-tested loop's
+ * body numbered after its exit).  A fixpoint of the highest number that
+ * reaches each block, over the source-order graph. */
+static void mark_from_later(fn *F, const graph *g, const uint32_t *rpo, uint32_t n)
+{
+    uint32_t *reach = calloc(n, sizeof *reach); /* highest rpo + 1 reaching, 0: none */
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (uint32_t b = 0; b < n; b++)
+            for (uint32_t e = 0; e < g->nsucc[b]; e++) {
+                uint32_t s = g->succ[g->first[b] + e];
+                uint32_t r = reach[b] > rpo[b] + 1 ? reach[b] : rpo[b] + 1;
+                if (r > reach[s]) {
+                    reach[s] = r;
+                    changed = true;
+                }
+            }
+    }
+    F->from_later = calloc(n, 1);
+    for (uint32_t b = 0; b < n; b++)
+        F->from_later[rpo[b]] = reach[b] > rpo[b] + 1;
+    free(reach);
+}
+
 /* Renumbers F->block_of_stmt in reverse post-order from the entry block
  * (unreachable blocks last, in source order) and fills F->next_block with
  * each block's fall-through successor. */
@@ -92,6 +117,7 @@ void order_blocks(fn *F)
     for (uint32_t b = 0; b < n; b++)
         if (!seen[b])
             rpo[b] = id++;
+    mark_from_later(F, &g, rpo, n);
     F->next_block = malloc(n * sizeof *F->next_block);
     for (uint32_t b = 0; b < n; b++)
         F->next_block[rpo[b]] = b + 1 < n ? rpo[b + 1] : (F->is_entry ? PC_EXIT : PC_RET);

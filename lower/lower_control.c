@@ -5,7 +5,8 @@
  * block with the lanes waiting there (thread-frontier reconvergence, valid
  * for any CFG).  So that lanes spinning on a lock held by a lane of the
  * same warp cannot livelock, every 64th dispatch runs the highest pending
- * block instead. */
+ * block instead.  Lanes parked at a sync point are not picked until the
+ * lanes they wait for arrive (lower_converge.c). */
 #include "lower_internal.h"
 
 #include <stdlib.h>
@@ -98,16 +99,13 @@ void emit_dispatcher(fn *F)
     LLVMTypeRef v32 = vec_of(L->i32);
     LLVMPositionBuilderAtEnd(L->b, F->dispatch);
     LLVMValueRef pc = load_pc(F);
-    LLVMValueRef lo = call_intrinsic(L, "llvm.vector.reduce.umin", &v32, 1, &pc, 1);
-    LLVMValueRef pending = LLVMBuildICmp(L->b, LLVMIntULT, pc, splat(L, const_i32(L, PC_RET)), "");
-    /* The fairness pick never jumps ahead into a barrier block: lanes wait
-     * there until the rest of the warp arrives. */
-    for (uint32_t b = 0; b < F->nblocks; b++)
-        if (F->barrier_block[b]) {
-            LLVMValueRef at = LLVMBuildICmp(L->b, LLVMIntEQ, pc, splat(L, const_i32(L, b)), "");
-            pending = LLVMBuildAnd(L->b, pending, LLVMBuildNot(L->b, at, ""), "");
-        }
-    LLVMValueRef only = LLVMBuildSelect(L->b, pending, LLVMBuildAdd(L->b, pc, splat(L, const_i32(L, 1)), ""),
+    /* Lanes parked at a sync point wait for the others, and the fairness
+     * pick never jumps into a sync point's block (lower_converge.c). */
+    LLVMValueRef cand = dispatch_candidates(F, pc);
+    LLVMValueRef lowpc = LLVMBuildSelect(L->b, cand, pc, splat(L, const_i32(L, UINT32_MAX)), "");
+    LLVMValueRef lo = call_intrinsic(L, "llvm.vector.reduce.umin", &v32, 1, &lowpc, 1);
+    LLVMValueRef fair_cand = fairness_candidates(F, pc, cand);
+    LLVMValueRef only = LLVMBuildSelect(L->b, fair_cand, LLVMBuildAdd(L->b, pc, splat(L, const_i32(L, 1)), ""),
                                         LLVMConstNull(v32), "");
     LLVMValueRef hi1 = call_intrinsic(L, "llvm.vector.reduce.umax", &v32, 1, &only, 1); /* 0: none */
     LLVMValueRef hi = LLVMBuildSub(L->b, hi1, const_i32(L, 1), "");
@@ -116,7 +114,7 @@ void emit_dispatcher(fn *F)
     LLVMBuildStore(L->b, n1, F->sched);
     LLVMValueRef fair = LLVMBuildICmp(
         L->b, LLVMIntEQ, LLVMBuildAnd(L->b, n1, const_i32(L, 63), ""), const_i32(L, 0), "");
-    LLVMValueRef runnable = LLVMBuildICmp(L->b, LLVMIntNE, hi1, const_i32(L, 0), "");
+    LLVMValueRef runnable = LLVMBuildICmp(L->b, LLVMIntNE, hi1, const_i32(L, 0), ""); /* hi exists */
     LLVMValueRef target = LLVMBuildSelect(L->b, LLVMBuildAnd(L->b, fair, runnable, ""), hi, lo, "");
     LLVMValueRef sw = LLVMBuildSwitch(L->b, target, F->done, F->nblocks);
     for (uint32_t b = 0; b < F->nblocks; b++)
@@ -375,37 +373,63 @@ bool lower_call(fn *F, const ptx_instr *in, LLVMValueRef mask)
 
 /* ---- synchronization ---- */
 
-static LLVMValueRef uniform_u32(fn *F, const ptx_operand *o)
+/* A value the instruction's lanes agree on (a barrier id or thread
+ * count), read in the first lane of mask. */
+static LLVMValueRef uniform_u32(fn *F, const ptx_operand *o, LLVMValueRef mask)
 {
     lw *L = F->L;
+    if (o->kind == PTX_OPD_IMM)
+        return const_i32(L, (uint32_t)o->imm);
     LLVMValueRef v = read_opd(F, o, PTX_TYPE_U32, false);
-    return LLVMBuildExtractElement(L->b, v, const_i32(L, 0), "");
+    return LLVMBuildExtractElement(L->b, v, first_lane(F, mask), "");
 }
 
-static void lower_barrier(fn *F, const ptx_instr *in, LLVMValueRef mask)
+/* Calls ptxjit_rt_bar for the warp when any lane of mask executes the
+ * barrier (a warp whose lanes all skip it does not arrive); returns the
+ * result, 0 when skipped. */
+static LLVMValueRef call_bar(fn *F, LLVMValueRef mask, LLVMValueRef id, LLVMValueRef threads,
+                             uint32_t op, LLVMValueRef value)
 {
     lw *L = F->L;
-    LLVMValueRef id = in->nopds > 0 ? uniform_u32(F, &in->opds[0]) : const_i32(L, 0);
-    LLVMValueRef threads = in->nopds > 1 ? uniform_u32(F, &in->opds[1]) : const_i32(L, 0);
-    LLVMTypeRef i32t = L->i32;
-    LLVMValueRef lanes = call_intrinsic(L, "llvm.ctpop", &i32t, 1, (LLVMValueRef[]){mask_bits(F, mask)}, 1);
-    LLVMTypeRef p[5] = {L->ptr, L->i32, L->i32, L->i32, L->i32};
-    LLVMValueRef f = declare_rt(L, "ptxjit_rt_barrier", L->voidt, p, 5);
-    LLVMValueRef args[5] = {F->cta, F->warp, id, threads, lanes};
-    LLVMBuildCall2(L->b, LLVMGlobalGetValueType(f), f, args, 5, "");
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef any = LLVMBuildICmp(b, LLVMIntNE, mask_bits(F, mask), const_i32(L, 0), "");
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
+    LLVMBasicBlockRef call = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "bar");
+    LLVMBasicBlockRef after = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "bar.done");
+    LLVMBuildCondBr(b, any, call, after);
+    LLVMPositionBuilderAtEnd(b, call);
+    LLVMTypeRef p[6] = {L->ptr, L->i32, L->i32, L->i32, L->i32, L->i32};
+    LLVMValueRef f = declare_rt(L, "ptxjit_rt_bar", L->i32, p, 6);
+    LLVMValueRef args[6] = {F->cta, F->warp, id, threads, const_i32(L, op), value};
+    LLVMValueRef r = LLVMBuildCall2(b, LLVMGlobalGetValueType(f), f, args, 6, "");
+    LLVMBuildBr(b, after);
+    LLVMPositionBuilderAtEnd(b, after);
+    LLVMValueRef phi = LLVMBuildPhi(b, L->i32, "");
+    LLVMValueRef vals[2] = {const_i32(L, 0), r};
+    LLVMBasicBlockRef from[2] = {pre, call};
+    LLVMAddIncoming(phi, vals, from, 2);
+    return phi;
 }
 
-/* bar.red.{popc.u32, and.pred, or.pred} d, id{, threads}, {!}p */
+/* bar.sync / barrier.sync a{, b}; bar.arrive / barrier.arrive a, b. */
+static void lower_barrier(fn *F, const ptx_instr *in, LLVMValueRef mask, uint32_t op)
+{
+    lw *L = F->L;
+    LLVMValueRef id = in->nopds > 0 ? uniform_u32(F, &in->opds[0], mask) : const_i32(L, 0);
+    LLVMValueRef threads = in->nopds > 1 ? uniform_u32(F, &in->opds[1], mask) : const_i32(L, 0);
+    call_bar(F, mask, id, threads, op, const_i32(L, 0));
+}
+
+/* bar.red.{popc.u32, and.pred, or.pred} d, a{, b}, {!}c */
 static void lower_barrier_red(fn *F, const ptx_instr *in, LLVMValueRef mask)
 {
     lw *L = F->L;
     uint32_t n = in->nopds;
-    LLVMValueRef id = uniform_u32(F, &in->opds[1]);
-    LLVMValueRef threads = n == 4 ? uniform_u32(F, &in->opds[2]) : const_i32(L, 0);
+    LLVMValueRef id = uniform_u32(F, &in->opds[1], mask);
+    LLVMValueRef threads = n == 4 ? uniform_u32(F, &in->opds[2], mask) : const_i32(L, 0);
     LLVMValueRef p = read_opd(F, &in->opds[n - 1], PTX_TYPE_PRED, false);
     LLVMTypeRef i32t = L->i32;
     LLVMValueRef bits = mask_bits(F, mask);
-    LLVMValueRef lanes = call_intrinsic(L, "llvm.ctpop", &i32t, 1, &bits, 1);
     LLVMValueRef on = mask_bits(F, LLVMBuildAnd(L->b, p, mask, ""));
     uint32_t op;
     LLVMValueRef value;
@@ -423,14 +447,21 @@ static void lower_barrier_red(fn *F, const ptx_instr *in, LLVMValueRef mask)
         value = LLVMBuildZExt(L->b, LLVMBuildICmp(L->b, LLVMIntNE, on, const_i32(L, 0), ""), L->i32, "");
         break;
     }
-    LLVMTypeRef pt[7] = {L->ptr, L->i32, L->i32, L->i32, L->i32, L->i32, L->i32};
-    LLVMValueRef f = declare_rt(L, "ptxjit_rt_barrier_red", L->i32, pt, 7);
-    LLVMValueRef args[7] = {F->cta, F->warp, id, threads, lanes, const_i32(L, op), value};
-    LLVMValueRef r = LLVMBuildCall2(L->b, LLVMGlobalGetValueType(f), f, args, 7, "");
+    LLVMValueRef r = call_bar(F, mask, id, threads, op, value);
     if (op == PTXJIT_BAR_RED_POPC)
         write_reg(F, &in->opds[0], splat(L, r), PTX_TYPE_U32, false, mask);
     else
         write_reg(F, &in->opds[0], splat(L, LLVMBuildTrunc(L->b, r, L->i1, "")), PTX_TYPE_PRED, false, mask);
+}
+
+/* nanosleep, and waits that may take a while: let the CTA's other warps run. */
+void yield_warp(fn *F)
+{
+    lw *L = F->L;
+    LLVMTypeRef p[2] = {L->ptr, L->i32};
+    LLVMValueRef f = declare_rt(L, "ptxjit_rt_yield", L->voidt, p, 2);
+    LLVMValueRef args[2] = {F->cta, F->warp};
+    LLVMBuildCall2(L->b, LLVMGlobalGetValueType(f), f, args, 2, "");
 }
 
 /* trap: the runtime unwinds the launch, so only lanes that run it matter. */
@@ -455,16 +486,30 @@ bool lower_sync(fn *F, const ptx_instr *in, LLVMValueRef mask)
 {
     lw *L = F->L;
     switch (in->op) {
-    case PTX_OP_BAR_SYNC:
+    case PTX_OP_BAR_SYNC: /* bar{.cta}.sync = barrier{.cta}.sync.aligned */
+    case PTX_OP_BAR_CTA_SYNC:
     case PTX_OP_BARRIER_SYNC:
-        lower_barrier(F, in, mask);
+    case PTX_OP_BARRIER_CTA_SYNC:
+        lower_barrier(F, in, mask, PTXJIT_BAR_SYNC);
+        return true;
+    case PTX_OP_BAR_ARRIVE:
+    case PTX_OP_BAR_CTA_ARRIVE:
+    case PTX_OP_BARRIER_ARRIVE:
+    case PTX_OP_BARRIER_CTA_ARRIVE:
+        lower_barrier(F, in, mask, PTXJIT_BAR_ARRIVE);
+        return true;
+    case PTX_OP_BARRIER_CLUSTER_ARRIVE: /* a cluster is the one CTA */
+        lower_barrier(F, in, mask, PTXJIT_BAR_CLUSTER_ARRIVE);
+        return true;
+    case PTX_OP_BARRIER_CLUSTER_WAIT:
+        lower_barrier(F, in, mask, PTXJIT_BAR_CLUSTER_WAIT);
         return true;
     case PTX_OP_BAR_RED:
+    case PTX_OP_BAR_CTA_RED:
     case PTX_OP_BARRIER_RED:
+    case PTX_OP_BARRIER_CTA_RED:
         lower_barrier_red(F, in, mask);
         return true;
-    case PTX_OP_BAR_WARP_SYNC:
-        return true; /* lanes of a warp run in lock step */
     case PTX_OP_MEMBAR:
     case PTX_OP_FENCE: {
         uint8_t scope = in->mod[PTX_CAT_SCOPE];
@@ -476,7 +521,9 @@ bool lower_sync(fn *F, const ptx_instr *in, LLVMValueRef mask)
     case PTX_OP_BRKPT: /* no debugger attached: a breakpoint stops the kernel */
         lower_trap(F, in, mask);
         return true;
-    case PTX_OP_NANOSLEEP:
+    case PTX_OP_NANOSLEEP: /* a warp sleeping in a spin loop lets the others run */
+        yield_warp(F);
+        return true;
     case PTX_OP_GRIDDEPCONTROL_WAIT: /* launches run one after another */
     case PTX_OP_GRIDDEPCONTROL_LAUNCH_DEPENDENTS:
         return true;

@@ -58,13 +58,17 @@ typedef struct fn {
     LLVMValueRef cta, warp;      /* arguments */
     LLVMValueRef pc;             /* alloca <32 x i32>: each lane's next block */
     LLVMValueRef sched;          /* alloca i32: dispatch counter (fairness) */
+    LLVMValueRef parked, forced; /* alloca i32 lane sets: waiting at a sync point; let through once */
     LLVMValueRef mask;           /* mask of the block being lowered: <32 x i1> */
     LLVMValueRef entry_mask;     /* lanes present at function entry */
     LLVMBasicBlockRef dispatch, done;
     LLVMBasicBlockRef *blocks;   /* LLVM block per PTX block */
     uint32_t *block_of_stmt;     /* statement index -> PTX block (priority order) */
     uint32_t *next_block;        /* fall-through successor of each block (or PC_EXIT/PC_RET) */
-    uint8_t *barrier_block;      /* the block contains a CTA barrier (which then starts it) */
+    uint8_t *sync_block;         /* the block holds a sync point: no fairness pick (lower_converge.c) */
+    uint8_t *park_block;         /* the block starts with a sync point whose lanes may park there */
+    uint8_t *from_later;         /* a block of higher number can reach the block (lower_cfg.c) */
+    bool parking;                /* some block parks lanes */
     uint32_t nblocks;
     ptrmap regs;                 /* ptx_var* -> reg_slot[] (one per element) */
     ptrmap params;               /* ptx_var* (.param of a .func or call site) -> per-lane storage */
@@ -117,6 +121,17 @@ LLVMValueRef masked_load(fn *F, LLVMValueRef ptrs, LLVMTypeRef elem, uint32_t al
                          LLVMValueRef mask);
 void masked_store(fn *F, LLVMValueRef ptrs, LLVMValueRef val, uint32_t align, LLVMValueRef mask);
 LLVMValueRef param_storage(fn *F, const ptx_var *v);
+uint64_t decl_size(const ptx_var *v);                            /* bytes of a variable */
+uint64_t kernel_param_offset(const ptx_func *f, const ptx_var *v); /* CUDA's layout */
+LLVMValueRef dyn_smem_offset(lw *L);   /* i64: where dynamic shared memory starts */
+
+/* lower_space.c: isspacep, mapa, getctarank; clusters of one CTA */
+bool lower_space(fn *F, const ptx_instr *in, LLVMValueRef mask);
+void check_cluster_dims(lw *L, const ptx_func *f);
+bool kernel_is_explicit_cluster(const ptx_func *f);
+
+/* lower_mbarrier.c */
+bool lower_mbarrier(fn *F, const ptx_instr *in, LLVMValueRef mask);
 
 /* lower_arith.c */
 bool lower_arith(fn *F, const ptx_instr *in, LLVMValueRef mask);
@@ -176,16 +191,31 @@ LLVMValueRef step_bits(fn *F, LLVMValueRef bits, LLVMValueRef pos, LLVMValueRef 
 /* lower_cfg.c */
 void order_blocks(fn *F);
 
+/* lower.c: blocks start at labels, after terminators, and where split[stmt] */
+void split_blocks(fn *F, const uint8_t *split);
+
 /* lower_live.c */
 void analyze_liveness(fn *F);
 bool reg_needs_blend(fn *F, const ptx_var *v, uint32_t elem);
 bool reg_is_uniform(fn *F, const ptx_var *v, uint32_t elem);
 void liveness_free(fn *F);
 
+/* lower_converge.c: lanes meeting at warp collectives and barriers */
+bool is_sync_point(const ptx_instr *in);
+void place_sync_points(fn *F);
+const ptx_operand *membermask_operand(const ptx_instr *in);
+LLVMValueRef membermask_bits(fn *F, const ptx_instr *in, LLVMValueRef mask);
+LLVMValueRef first_lane(fn *F, LLVMValueRef mask);
+LLVMValueRef pending_bits(fn *F);
+void arrive_sync_point(fn *F, const ptx_instr *in);
+LLVMValueRef dispatch_candidates(fn *F, LLVMValueRef pc);
+LLVMValueRef fairness_candidates(fn *F, LLVMValueRef pc, LLVMValueRef cand);
+
 /* lower_control.c */
 void lower_terminator(fn *F, const ptx_instr *in, uint32_t block, LLVMValueRef mask);
 bool lower_call(fn *F, const ptx_instr *in, LLVMValueRef mask);
 bool lower_sync(fn *F, const ptx_instr *in, LLVMValueRef mask);
+void yield_warp(fn *F);
 void emit_dispatcher(fn *F);
 void leave_block(fn *F, LLVMValueRef taken, uint32_t t, uint32_t n);
 void bind_func_params(fn *F);

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 
 /* CUDA's parameter layout: each at an offset aligned to its alignment. */
-static uint64_t kernel_param_offset(const ptx_func *f, const ptx_var *v)
+uint64_t kernel_param_offset(const ptx_func *f, const ptx_var *v)
 {
     uint64_t off = 0;
     for (uint32_t i = 0; i < f->nparams; i++) {
@@ -29,7 +29,7 @@ static uint64_t kernel_param_offset(const ptx_func *f, const ptx_var *v)
     return 0;
 }
 
-static uint64_t decl_size(const ptx_var *v)
+uint64_t decl_size(const ptx_var *v)
 {
     uint64_t n = ptx_type_size(v->type) * (v->vec ? v->vec : 1);
     for (uint32_t i = 0; i < v->ndims; i++)
@@ -75,7 +75,7 @@ static LLVMValueRef per_lane(fn *F, LLVMValueRef base, uint64_t stride)
 
 /* Offset of dynamic shared memory: a constant fixed after all static
  * shared variables are laid out (see lower_module). */
-static LLVMValueRef dyn_smem_offset(lw *L)
+LLVMValueRef dyn_smem_offset(lw *L)
 {
     LLVMValueRef g = LLVMGetNamedGlobal(L->mod, "ptxjit.dynsmem");
     if (!g) {

@@ -272,16 +272,21 @@ LLVMValueRef read_sreg(fn *F, const ptx_operand *o)
         return splat(L, LLVMBuildTrunc(L->b, c, L->i32, ""));
     }
     case PTX_SREG_NSMID:
-    case PTX_SREG_CLUSTER_NCTARANK:
         return splat(L, const_i32(L, 1));
-    case PTX_SREG_CLUSTER_NCTAID:
+    /* A cluster is one CTA: cluster ids are CTA ids, the CTA is rank 0. */
+    case PTX_SREG_CLUSTERID:
     case PTX_SREG_NCLUSTERID:
-        return splat(L, const_i32(L, 1));
+        v = F->sregs[r == PTX_SREG_CLUSTERID ? PTX_SREG_CTAID : PTX_SREG_NCTAID][o->comp];
+        return v ? v : LLVMConstNull(vec_of(L->i32));
+    case PTX_SREG_CLUSTER_NCTARANK:
+    case PTX_SREG_CLUSTER_NCTAID:
+        return splat(L, const_i32(L, o->comp <= 3 ? 1 : 0));
+    case PTX_SREG_IS_EXPLICIT_CLUSTER:
+        return splat(L, LLVMConstInt(L->i1, kernel_is_explicit_cluster(F->f), false));
     case PTX_SREG_SMID:
     case PTX_SREG_GRIDID:
     case PTX_SREG_CLUSTER_CTARANK:
     case PTX_SREG_CLUSTER_CTAID:
-    case PTX_SREG_CLUSTERID:
         return LLVMConstNull(vec_of(storage_int(L, ptx_sreg_type(r))));
     default:
         lw_error(L, o->loc, "special register %s is not supported", ptx_sreg_name(r));

@@ -18,8 +18,19 @@
 
 /* Fiber stacks are reserved, not committed: generous sizes cost only
  * address space, and warp frames hold 32 copies of every .local array. */
-enum { FIBER_STACK = 4 << 20, NBARRIERS = 16 };
-enum warp_state { WARP_RUNNABLE, WARP_DONE, WARP_BLOCKED /* + barrier id */ };
+enum { FIBER_STACK = 4 << 20, MAX_WARPS = 32 };
+/* Barrier slots: the sixteen named CTA barriers, then barrier.cluster's. */
+enum { NBARRIERS = 16, CLUSTER_BARRIER = NBARRIERS, NSLOTS };
+enum warp_state { WARP_RUNNABLE, WARP_DONE, WARP_BLOCKED /* + barrier slot */ };
+
+/* A CTA barrier counts arriving warps (a warp arrives as a whole once its
+ * lanes met, lower_converge.c); it completes when `expected` warps have
+ * arrived, or, without a thread count, every warp still running. */
+typedef struct cta_barrier {
+    uint32_t arrived, expected; /* expected 0: all live warps */
+    uint32_t phase;             /* completions so far */
+    uint32_t red_acc;           /* bar.red of the current phase */
+} cta_barrier;
 
 typedef struct launch_ctx launch_ctx;
 
@@ -33,8 +44,11 @@ typedef struct worker {
     uint32_t nfibers;
     uint8_t *state;
     uint32_t cur_warp;
-    uint32_t arrived[NBARRIERS];
-    uint32_t red_acc[NBARRIERS], red_result[NBARRIERS]; /* bar.red */
+    uint32_t live_warps;
+    cta_barrier bars[NSLOTS];
+    uint32_t red_out[MAX_WARPS];       /* bar.red result for each waiting warp */
+    uint32_t cluster_phase[MAX_WARPS]; /* the barrier.cluster phase each warp arrived at */
+    void *stack_top;                   /* warps as a loop: the frame below which they run */
     uint32_t *printf_seq;
     uint32_t nseq;
     rt_fault fault;
@@ -155,24 +169,46 @@ static void yield_to_next(worker *w, uint32_t from)
     rt_fiber_switch(&w->fibers[from], &w->sched);
 }
 
+static void barrier_complete(worker *w, uint32_t slot)
+{
+    cta_barrier *b = &w->bars[slot];
+    b->arrived = 0;
+    b->phase++;
+    for (uint32_t i = 0; i < w->cta.nwarps; i++)
+        if (w->state[i] == WARP_BLOCKED + slot) {
+            w->state[i] = WARP_RUNNABLE;
+            w->red_out[i] = b->red_acc;
+        }
+}
+
+/* Barriers waiting for every live warp may now be complete. */
+static void warp_exited(worker *w)
+{
+    w->live_warps--;
+    for (uint32_t slot = 0; slot < NSLOTS; slot++) {
+        cta_barrier *b = &w->bars[slot];
+        if (b->arrived && !b->expected && b->arrived >= w->live_warps)
+            barrier_complete(w, slot);
+    }
+}
+
 static void fiber_main(void *arg)
 {
     worker *w = arg;
     uint32_t warp = w->cur_warp;
     w->lc->k->fn(&w->cta, warp);
     w->state[warp] = WARP_DONE;
+    warp_exited(w);
     yield_to_next(w, warp);
 }
 
-/* Every live warp is blocked at a barrier: the warps still missing have
- * exited, and exited threads no longer count, so release everyone. */
+/* Every live warp is blocked: nothing can arrive any more, so the
+ * barriers they wait at complete with the warps they have. */
 static void release_all(worker *w, uint32_t nwarps)
 {
     for (uint32_t i = 0; i < nwarps; i++)
         if (w->state[i] >= WARP_BLOCKED)
-            w->state[i] = WARP_RUNNABLE;
-    memcpy(w->red_result, w->red_acc, sizeof w->red_acc);
-    memset(w->arrived, 0, sizeof w->arrived);
+            barrier_complete(w, w->state[i] - WARP_BLOCKED);
 }
 
 static void run_warps_as_fibers(worker *w, uint32_t nwarps)
@@ -181,7 +217,6 @@ static void run_warps_as_fibers(worker *w, uint32_t nwarps)
         w->state[i] = WARP_RUNNABLE;
         rt_fiber_init(&w->fibers[i], w->stacks[i], FIBER_STACK, fiber_main, w);
     }
-    memset(w->arrived, 0, sizeof w->arrived);
     for (;;) {
         uint32_t done = 0, runnable = 0;
         for (uint32_t i = 0; i < nwarps; i++) {
@@ -201,52 +236,85 @@ static void run_warps_as_fibers(worker *w, uint32_t nwarps)
     }
 }
 
-/* Arrives at barrier `id` with `lanes` threads; returns once the barrier
- * completes (switching to the other warps meanwhile).  `red` accumulates
- * bar.red's value and receives the result. */
-static void barrier_arrive(ptxjit_cta *cta, uint32_t warp, uint32_t id, uint32_t threads,
-                           uint32_t lanes, int op, uint32_t *red)
+static bool as_fibers(const worker *w)
 {
-    worker *w = cta->worker;
-    id %= NBARRIERS;
-    if (op >= 0) {
-        uint32_t *acc = &w->red_acc[id];
-        if (!w->arrived[id])
-            *acc = op == PTXJIT_BAR_RED_AND ? 1 : 0;
-        *acc = op == PTXJIT_BAR_RED_POPC ? *acc + *red : op == PTXJIT_BAR_RED_AND ? *acc & *red : *acc | *red;
+    return w->lc->k->uses_barriers && w->cta.nwarps > 1;
+}
+
+/* Warp `warp` arrives at barrier `slot` (threads: the expected thread
+ * count, 0 for all); `red` is its bar.red contribution under `op`. */
+static void barrier_arrive(worker *w, uint32_t slot, uint32_t threads, uint32_t op, uint32_t red)
+{
+    cta_barrier *b = &w->bars[slot];
+    if (!b->arrived) {
+        b->expected = (threads + PTXJIT_WARP_SIZE - 1) / PTXJIT_WARP_SIZE;
+        b->red_acc = op == PTXJIT_BAR_RED_AND;
     }
-    if (!w->lc->k->uses_barriers || cta->nwarps == 1) { /* a single warp: nothing to wait for */
-        if (op >= 0)
-            *red = w->red_acc[id];
-        return;
-    }
-    uint32_t expected = threads ? threads : cta->launch->nthreads;
-    w->arrived[id] += lanes;
-    if (w->arrived[id] >= expected) {
-        w->arrived[id] = 0;
-        w->red_result[id] = w->red_acc[id];
-        for (uint32_t i = 0; i < cta->nwarps; i++)
-            if (w->state[i] == WARP_BLOCKED + id)
-                w->state[i] = WARP_RUNNABLE;
-    } else {
-        w->state[warp] = (uint8_t)(WARP_BLOCKED + id);
+    if (op == PTXJIT_BAR_RED_POPC)
+        b->red_acc += red;
+    else if (op == PTXJIT_BAR_RED_AND)
+        b->red_acc &= red;
+    else if (op == PTXJIT_BAR_RED_OR)
+        b->red_acc |= red;
+    b->arrived++;
+    if (b->arrived >= (b->expected ? b->expected : w->live_warps))
+        barrier_complete(w, slot);
+}
+
+/* Blocks warp `warp` until barrier `slot` has completed phase `phase`,
+ * running the other warps meanwhile. */
+static void barrier_wait(worker *w, uint32_t warp, uint32_t slot, uint32_t phase)
+{
+    while (w->bars[slot].phase == phase) {
+        w->state[warp] = (uint8_t)(WARP_BLOCKED + slot);
         yield_to_next(w, warp);
     }
-    if (op >= 0)
-        *red = w->red_result[id];
 }
 
-void ptxjit_rt_barrier(ptxjit_cta *cta, uint32_t warp, uint32_t id, uint32_t threads,
-                       uint32_t lanes)
+uint32_t ptxjit_rt_bar(ptxjit_cta *cta, uint32_t warp, uint32_t id, uint32_t threads, uint32_t op,
+                       uint32_t value)
 {
-    barrier_arrive(cta, warp, id, threads, lanes, -1, NULL);
+    worker *w = cta->worker;
+    uint32_t slot = op >= PTXJIT_BAR_CLUSTER_ARRIVE ? CLUSTER_BARRIER : id % NBARRIERS;
+    if (op == PTXJIT_BAR_CLUSTER_WAIT) {
+        if (as_fibers(w))
+            barrier_wait(w, warp, slot, w->cluster_phase[warp]);
+        return 0;
+    }
+    cta_barrier *b = &w->bars[slot];
+    uint32_t phase = b->phase;
+    if (op == PTXJIT_BAR_CLUSTER_ARRIVE)
+        w->cluster_phase[warp] = phase;
+    barrier_arrive(w, slot, threads, op, value);
+    if (op == PTXJIT_BAR_ARRIVE || op == PTXJIT_BAR_CLUSTER_ARRIVE)
+        return 0;
+    if (b->phase != phase) /* this arrival completed it */
+        return b->red_acc;
+    if (as_fibers(w))
+        barrier_wait(w, warp, slot, phase);
+    return w->red_out[warp];
 }
 
-uint32_t ptxjit_rt_barrier_red(ptxjit_cta *cta, uint32_t warp, uint32_t id, uint32_t threads,
-                               uint32_t lanes, uint32_t op, uint32_t value)
+/* A warp waiting for another (mbarrier tests, nanosleep) lets the others run. */
+void ptxjit_rt_yield(ptxjit_cta *cta, uint32_t warp)
 {
-    barrier_arrive(cta, warp, id, threads, lanes, (int)op, &value);
-    return value;
+    worker *w = cta->worker;
+    if (as_fibers(w))
+        yield_to_next(w, warp);
+}
+
+/* The .local window of a warp: its fiber stack, or the stack below the
+ * frame that runs the warps in a loop (which holds every .local frame). */
+void ptxjit_rt_local_window(ptxjit_cta *cta, uint32_t warp, uint64_t *bounds)
+{
+    worker *w = cta->worker;
+    if (as_fibers(w)) {
+        bounds[0] = (uint64_t)(uintptr_t)w->stacks[warp];
+        bounds[1] = bounds[0] + FIBER_STACK;
+        return;
+    }
+    bounds[0] = (uint64_t)(uintptr_t)__builtin_frame_address(0);
+    bounds[1] = (uint64_t)(uintptr_t)w->stack_top;
 }
 
 void rt_shim_printf_record(ptxjit_cta *cta, uint32_t thread, const char *text, size_t len)
@@ -266,10 +334,13 @@ static void run_cta(worker *w, uint64_t linear)
     w->cta.ctaid[1] = (uint32_t)(linear / L->nctaid[0] % L->nctaid[1]);
     w->cta.ctaid[2] = (uint32_t)(linear / L->nctaid[0] / L->nctaid[1]);
     memset(w->printf_seq, 0, L->nthreads * sizeof *w->printf_seq);
-    if (w->lc->k->uses_barriers && w->cta.nwarps > 1) {
+    memset(w->bars, 0, sizeof w->bars);
+    w->live_warps = w->cta.nwarps;
+    if (as_fibers(w)) {
         run_warps_as_fibers(w, w->cta.nwarps);
         return;
     }
+    w->stack_top = __builtin_frame_address(0);
     for (uint32_t i = 0; i < w->cta.nwarps; i++)
         w->lc->k->fn(&w->cta, i);
 }

@@ -47,17 +47,47 @@ typedef struct ptxjit_cta {
 /* The compiled form of a .entry: runs warp `warp` of the CTA. */
 typedef void (*ptxjit_warp_fn)(ptxjit_cta *cta, uint32_t warp);
 
-/* bar.red operations (the `op` of ptxjit_rt_barrier_red); `value` is the
- * warp's contribution: its count of true lanes (popc), or 0/1 (and, or). */
-enum { PTXJIT_BAR_RED_POPC, PTXJIT_BAR_RED_AND, PTXJIT_BAR_RED_OR };
+/* CTA barrier operations (the `op` of ptxjit_rt_bar).  A warp arrives as
+ * a whole (the ISA counts barrier threads by warps); `value` is the warp's
+ * bar.red contribution: its count of true lanes (popc) or 0/1 (and, or). */
+enum {
+    PTXJIT_BAR_SYNC,           /* arrive, wait for the barrier to complete */
+    PTXJIT_BAR_ARRIVE,         /* arrive only */
+    PTXJIT_BAR_RED_POPC,       /* arrive with a value, wait, return the reduction */
+    PTXJIT_BAR_RED_AND,
+    PTXJIT_BAR_RED_OR,
+    PTXJIT_BAR_CLUSTER_ARRIVE, /* barrier.cluster.arrive (a cluster is one CTA) */
+    PTXJIT_BAR_CLUSTER_WAIT,   /* barrier.cluster.wait: the phase arrived at completes */
+};
+
+/* mbarrier operations (the `op` of ptxjit_rt_mbarrier) on the 64-bit
+ * object in shared memory; `arg` is the count (init, arrive, arrive_drop)
+ * or the tx-count (expect_tx, complete_tx, the .expect_tx arrives) or the
+ * state token / phase parity (tests).  Arrives return the state token:
+ * the parity of the phase arrived on in bit 63 and the pending arrival
+ * count after the arrive in the bits of PTXJIT_MBAR_TOKEN_COUNT.  Tests
+ * return 1 when that phase has completed. */
+enum {
+    PTXJIT_MBAR_INIT,
+    PTXJIT_MBAR_INVAL,
+    PTXJIT_MBAR_ARRIVE,
+    PTXJIT_MBAR_ARRIVE_DROP,
+    PTXJIT_MBAR_ARRIVE_TX,      /* arrive.expect_tx: expect `arg`, arrive once */
+    PTXJIT_MBAR_ARRIVE_DROP_TX, /* arrive_drop.expect_tx */
+    PTXJIT_MBAR_EXPECT_TX,
+    PTXJIT_MBAR_COMPLETE_TX,
+    PTXJIT_MBAR_TEST,           /* arg: a state token */
+    PTXJIT_MBAR_TEST_PARITY,    /* arg: a phase parity */
+};
+#define PTXJIT_MBAR_TOKEN_COUNT 0xFFFFFu
 
 /* Runtime entry points, resolved by name when code is loaded. */
 #define PTXJIT_RT_ENTRY_POINTS(X)                                                                  \
-    X(ptxjit_rt_barrier, void, (ptxjit_cta * cta, uint32_t warp, uint32_t id, uint32_t threads,    \
-                               uint32_t lanes))                                                   \
-    X(ptxjit_rt_barrier_red, uint32_t, (ptxjit_cta * cta, uint32_t warp, uint32_t id,            \
-                                        uint32_t threads, uint32_t lanes, uint32_t op,            \
-                                        uint32_t value))                                          \
+    X(ptxjit_rt_bar, uint32_t, (ptxjit_cta * cta, uint32_t warp, uint32_t id, uint32_t threads,    \
+                                uint32_t op, uint32_t value))                                     \
+    X(ptxjit_rt_yield, void, (ptxjit_cta * cta, uint32_t warp))                                    \
+    X(ptxjit_rt_mbarrier, uint64_t, (uint64_t * bar, uint32_t op, uint64_t arg))                   \
+    X(ptxjit_rt_local_window, void, (ptxjit_cta * cta, uint32_t warp, uint64_t * bounds))          \
     X(ptxjit_rt_vprintf, int32_t, (ptxjit_cta * cta, uint32_t thread, const char *fmt,            \
                                    const void *args))                                             \
     X(ptxjit_rt_trap, void, (ptxjit_cta * cta, uint32_t line))                                     \

@@ -1,0 +1,245 @@
+/* lower_converge.c - where the lanes of a warp wait for each other.
+ *
+ * A warp collective with a member mask (shfl.sync, vote.sync, match.sync,
+ * redux.sync, elect.sync, bar.warp.sync) makes each lane wait until every
+ * non-exited lane named in the mask executes it; a CTA barrier makes the
+ * warp's lanes arrive together.
+ *
+ * The dispatcher runs the lowest-numbered pending block first (reverse
+ * post-order), so the lanes that can still reach a block are normally
+ * pending at lower numbers and run first: lanes meet at a sync point by
+ * themselves, provided the fairness pick (which jumps to the highest
+ * pending block) never jumps into a block holding one.  That is not
+ * enough where a block of higher number can reach the sync point's block
+ * (loops, a top-tested loop whose body is numbered after its exit): there
+ * the sync point starts its own block, which begins with an arrival check.
+ * When some lane the instruction needs is pending elsewhere, the lanes
+ * present park and the dispatcher runs the others until they arrive.  When
+ * every pending lane is parked (lanes at different collectives, or a mask
+ * naming lanes that never come), each may pass the sync point it waits at
+ * once: the dispatcher runs the lowest with the lanes it has.
+ *
+ * Splitting a block costs compile time (values crossing the split need
+ * masked writes), so a sync point that needs the same lanes as the one
+ * before it in the same straight-line code does not split again. */
+#include "lower_internal.h"
+
+#include <stdlib.h>
+
+bool is_sync_point(const ptx_instr *in)
+{
+    if (ptx_op_effects(in->op) & E_SYNC)
+        return true;
+    switch (in->op) {
+    case PTX_OP_SHFL:
+    case PTX_OP_VOTE:
+    case PTX_OP_MATCH:
+    case PTX_OP_REDUX:
+    case PTX_OP_ELECT:
+    case PTX_OP_BAR_WARP_SYNC:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* The member-mask operand of a warp collective; NULL: the whole warp
+ * (CTA barriers, and shfl/vote without .sync). */
+const ptx_operand *membermask_operand(const ptx_instr *in)
+{
+    uint32_t k;
+    switch (in->op) {
+    case PTX_OP_SHFL: k = 4; break;
+    case PTX_OP_VOTE:
+    case PTX_OP_MATCH:
+    case PTX_OP_REDUX: k = 2; break;
+    case PTX_OP_ELECT: k = 1; break;
+    case PTX_OP_BAR_WARP_SYNC: k = 0; break;
+    default: return NULL;
+    }
+    return k < in->nopds ? &in->opds[k] : NULL;
+}
+
+/* The member mask as an i32, read in the first lane of `mask` (a mask
+ * names the same lanes in every lane that executes the instruction). */
+LLVMValueRef membermask_bits(fn *F, const ptx_instr *in, LLVMValueRef mask)
+{
+    lw *L = F->L;
+    const ptx_operand *o = membermask_operand(in);
+    if (!o)
+        return const_i32(L, UINT32_MAX);
+    if (o->kind == PTX_OPD_IMM)
+        return const_i32(L, (uint32_t)o->imm);
+    LLVMValueRef v = read_opd(F, o, PTX_TYPE_B32, false);
+    return LLVMBuildExtractElement(L->b, v, first_lane(F, mask), "membermask");
+}
+
+/* Index of the lowest lane of mask (0 when empty). */
+LLVMValueRef first_lane(fn *F, LLVMValueRef mask)
+{
+    lw *L = F->L;
+    LLVMValueRef bits = mask_bits(F, mask);
+    LLVMValueRef tz = call_intrinsic(L, "llvm.cttz", &L->i32, 1,
+                                     (LLVMValueRef[]){bits, LLVMConstInt(L->i1, 0, false)}, 2);
+    return LLVMBuildAnd(L->b, tz, const_i32(L, W - 1), "");
+}
+
+/* Lanes with a block still to run in this function (not exited, not
+ * returned), as an i32. */
+LLVMValueRef pending_bits(fn *F)
+{
+    lw *L = F->L;
+    LLVMValueRef pc = LLVMBuildLoad2(L->b, vec_of(L->i32), F->pc, "pc");
+    return mask_bits(F, LLVMBuildICmp(L->b, LLVMIntULT, pc, splat(L, const_i32(L, PC_RET)), ""));
+}
+
+static bool same_operand(const ptx_operand *a, const ptx_operand *b)
+{
+    if (a->kind != b->kind)
+        return false;
+    if (a->kind == PTX_OPD_IMM)
+        return a->imm == b->imm;
+    return a->kind == PTX_OPD_NAME && a->var && a->var == b->var && a->reg_index == b->reg_index;
+}
+
+/* The instruction's destination operand (op 0) names v. */
+static bool writes_var(const ptx_instr *in, const ptx_var *v)
+{
+    if (!in->nopds)
+        return false;
+    const ptx_operand *o = &in->opds[0];
+    if (o->var == v)
+        return true;
+    for (uint32_t e = 0; e < o->nelems; e++)
+        if (o->elems[e].var == v)
+            return true;
+    return false;
+}
+
+/* Sync point i needs no lanes beyond those that met at sync point j
+ * before it in the same block: j waited for all lanes (a CTA barrier or a
+ * full mask) or for the same mask, which nothing in between rewrote. */
+static bool covered_by(const ptx_func *f, uint32_t j, uint32_t i)
+{
+    const ptx_operand *mj = membermask_operand(f->body[j].instr);
+    const ptx_operand *mi = membermask_operand(f->body[i].instr);
+    if (!mj || (mj->kind == PTX_OPD_IMM && (uint32_t)mj->imm == UINT32_MAX))
+        return true;
+    if (!mi || !same_operand(mi, mj))
+        return false;
+    for (uint32_t k = j; k < i; k++)
+        if (f->body[k].kind == PTX_STMT_INSTR && mj->kind == PTX_OPD_NAME &&
+            writes_var(f->body[k].instr, mj->var))
+            return false;
+    return true;
+}
+
+static bool sync_stmt(const ptx_func *f, uint32_t i)
+{
+    return f->body[i].kind == PTX_STMT_INSTR && is_sync_point(f->body[i].instr);
+}
+
+/* Splits the body into blocks: CTA barriers always start one; warp
+ * collectives where lanes may have to park (see above). */
+void place_sync_points(fn *F)
+{
+    const ptx_func *f = F->f;
+    uint8_t *split = calloc(f->nbody + 1, 1);
+    for (uint32_t i = 0; i < f->nbody; i++)
+        split[i] = sync_stmt(f, i) && (ptx_op_effects(f->body[i].instr->op) & E_SYNC);
+    split_blocks(F, split);
+    bool more = false;
+    for (uint32_t i = 0, last = UINT32_MAX; i < f->nbody; i++) {
+        if (!sync_stmt(f, i) || split[i])
+            last = sync_stmt(f, i) ? i : last;
+        else if (F->from_later[F->block_of_stmt[i]]) {
+            bool same_block = last != UINT32_MAX && F->block_of_stmt[last] == F->block_of_stmt[i];
+            if (!same_block || !covered_by(f, last, i))
+                split[i] = more = true;
+            last = i;
+        } else {
+            last = i;
+        }
+    }
+    if (more)
+        split_blocks(F, split);
+    F->sync_block = calloc(F->nblocks, 1);
+    F->park_block = calloc(F->nblocks, 1);
+    for (uint32_t i = 0; i < f->nbody; i++) {
+        if (!sync_stmt(f, i))
+            continue;
+        uint32_t b = F->block_of_stmt[i];
+        F->sync_block[b] = 1;
+        if (split[i] && F->from_later[b])
+            F->park_block[b] = 1, F->parking = true;
+    }
+    free(split);
+}
+
+/* Emitted at the top of a block that starts with sync point `in`: parks
+ * the block's lanes while lanes the instruction needs are elsewhere. */
+void arrive_sync_point(fn *F, const ptx_instr *in)
+{
+    lw *L = F->L;
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef present = mask_bits(F, F->mask);
+    LLVMValueRef need = LLVMBuildAnd(b, membermask_bits(F, in, F->mask), pending_bits(F), "need");
+    LLVMValueRef missing = LLVMBuildAnd(b, need, LLVMBuildNot(b, present, ""), "");
+    LLVMValueRef forced = LLVMBuildLoad2(b, L->i32, F->forced, "forced");
+    LLVMValueRef parked = LLVMBuildLoad2(b, L->i32, F->parked, "parked");
+    LLVMValueRef unforced = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, present, forced, ""), const_i32(L, 0), "");
+    LLVMValueRef wait = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntNE, missing, const_i32(L, 0), ""), unforced, "");
+    LLVMBasicBlockRef park = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "park");
+    LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "arrived");
+    LLVMBuildCondBr(b, wait, park, go);
+    LLVMPositionBuilderAtEnd(b, park);
+    LLVMBuildStore(b, LLVMBuildOr(b, parked, present, ""), F->parked);
+    LLVMBuildBr(b, F->dispatch);
+    LLVMPositionBuilderAtEnd(b, go);
+    LLVMValueRef gone = LLVMBuildNot(b, present, "");
+    LLVMBuildStore(b, LLVMBuildAnd(b, parked, gone, ""), F->parked);
+    LLVMBuildStore(b, LLVMBuildAnd(b, forced, gone, ""), F->forced);
+}
+
+/* <32 x i1> from an i32 of lane bits (cheaper than a bitcast on x86). */
+static LLVMValueRef lanes_of(fn *F, LLVMValueRef bits)
+{
+    lw *L = F->L;
+    LLVMValueRef one = LLVMBuildShl(L->b, splat(L, const_i32(L, 1)), F->lane, "");
+    LLVMValueRef sel = LLVMBuildAnd(L->b, splat(L, bits), one, "");
+    return LLVMBuildICmp(L->b, LLVMIntNE, sel, LLVMConstNull(vec_of(L->i32)), "");
+}
+
+/* Dispatcher part: the lanes it may pick from.  Parked lanes wait, unless
+ * every pending lane is parked: then each may pass the sync point it is
+ * parked at once (the forced set) and all are candidates. */
+LLVMValueRef dispatch_candidates(fn *F, LLVMValueRef pc)
+{
+    lw *L = F->L;
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef pendv = LLVMBuildICmp(b, LLVMIntULT, pc, splat(L, const_i32(L, PC_RET)), "");
+    if (!F->parking)
+        return pendv;
+    LLVMValueRef pend = mask_bits(F, pendv);
+    LLVMValueRef parked = LLVMBuildLoad2(b, L->i32, F->parked, "parked");
+    LLVMValueRef free_ = LLVMBuildAnd(b, pend, LLVMBuildNot(b, parked, ""), "");
+    LLVMValueRef stuck = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntEQ, free_, const_i32(L, 0), ""),
+                                      LLVMBuildICmp(b, LLVMIntNE, pend, const_i32(L, 0), ""), "stuck");
+    LLVMValueRef forced = LLVMBuildLoad2(b, L->i32, F->forced, "");
+    LLVMBuildStore(b, LLVMBuildSelect(b, stuck, const_i32(L, 0), parked, ""), F->parked);
+    LLVMBuildStore(b, LLVMBuildSelect(b, stuck, pend, forced, ""), F->forced);
+    return lanes_of(F, LLVMBuildSelect(b, stuck, pend, free_, ""));
+}
+
+/* Dispatcher part: the candidates the fairness pick may jump to (never
+ * into a block holding a sync point: lanes meet there). */
+LLVMValueRef fairness_candidates(fn *F, LLVMValueRef pc, LLVMValueRef cand)
+{
+    lw *L = F->L;
+    for (uint32_t b = 0; b < F->nblocks; b++)
+        if (F->sync_block[b]) {
+            LLVMValueRef at = LLVMBuildICmp(L->b, LLVMIntEQ, pc, splat(L, const_i32(L, b)), "");
+            cand = LLVMBuildAnd(L->b, cand, LLVMBuildNot(L->b, at, ""), "");
+        }
+    return cand;
+}
