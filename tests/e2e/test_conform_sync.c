@@ -7,7 +7,11 @@
  * pending counts and tx-counts (one warp, lane by lane) and mbarrier
  * pipelines across warps (waits must let the other warps run),
  * isspacep/cvta over every state space, and the hint instructions that
- * must run and change nothing.  Blocks are often not multiples of 32. */
+ * must run and change nothing.  Blocks are often not multiples of 32.
+ * The fixture tests/cuda/sync_cta.cu (nvcc for sm_75, sm_80, sm_90) covers
+ * the same as CUDA code writes it: __syncthreads_count/and/or, named
+ * barriers, cooperative groups, cuda::barrier, __isGlobal and friends,
+ * clusters of one block. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -20,6 +24,7 @@
 #include <cmocka.h>
 
 #include "ptxjit/ptxjit.h"
+#include "test_util.h"
 
 #define HEADER ".version 8.3\n.target sm_90\n.address_size 64\n"
 
@@ -777,6 +782,178 @@ static void test_hints_and_exit(void **state)
     ptxjit_module_unload(m);
 }
 
+
+/* ---- the sync_cta.cu fixture, as nvcc compiles it ---- */
+
+static uint32_t rnd32(uint64_t *s)
+{
+    *s ^= *s << 13, *s ^= *s >> 7, *s ^= *s << 17;
+    return (uint32_t)(*s >> 11);
+}
+
+static void check_syncthreads_reduce(ptxjit_module *m)
+{
+    enum { G = 5, B = 100 };
+    static int in[G * B], out[3 * G * B];
+    uint64_t s = 99;
+    for (int i = 0; i < G * B; i++)
+        in[i] = i / B == 0 ? 7 : i / B == 1 ? 0 : i / B == 2 ? (i % B == 42) : (int)(rnd32(&s) % 3);
+    struct { int *in, *out; } p = {in, out};
+    launch(m, "syncthreads_reduce", G, B, 0, &p);
+    for (int b = 0; b < G; b++) {
+        int pop = 0;
+        for (int t = 0; t < B; t++)
+            pop += in[b * B + t] != 0;
+        for (int t = 0; t < B; t++) {
+            const int *o = &out[3 * (b * B + t)];
+            assert_int_equal(o[0], pop);
+            assert_int_equal(o[1], pop == B);
+            assert_int_equal(o[2], pop != 0);
+        }
+    }
+}
+
+static void check_named_pipeline(ptxjit_module *m)
+{
+    static int out[3 * 128];
+    struct { int *out; int rounds; } p = {out, 5};
+    launch(m, "named_pipeline", 3, 128, 0, &p);
+    for (int b = 0; b < 3; b++)
+        for (int t = 0; t < 128; t++) {
+            int want = -1;
+            if (t >= 64) {
+                want = 0;
+                for (int r = 0; r < 5; r++)
+                    want += (r * 131 + (t - 64) + b) * (r + 1);
+            }
+            assert_int_equal(out[b * 128 + t], want);
+        }
+}
+
+static void check_tile_reduce(ptxjit_module *m)
+{
+    enum { G = 2, B = 96 };
+    static int in[G * B], out[G * B];
+    uint64_t s = 5;
+    for (int i = 0; i < G * B; i++)
+        in[i] = (int)(rnd32(&s) % 100);
+    struct { int *in, *out; } p = {in, out};
+    launch(m, "tile_reduce", G, B, 0, &p);
+    for (int i = 0; i < G * B; i++) {
+        int base = i / 8 * 8, rank = i % 8, sum = 0;
+        for (int k = 0; k < 8; k++)
+            sum += in[base + k];
+        int down = rank == 7 ? in[i] : in[i + 1];
+        assert_int_equal(out[i], sum + 1000 * rank + down);
+    }
+}
+
+static void check_coalesced(ptxjit_module *m)
+{
+    enum { G = 2, B = 100 };
+    static int in[G * B], out[G * B];
+    uint64_t s = 17;
+    for (int i = 0; i < G * B; i++)
+        in[i] = (int)(rnd32(&s) % 100);
+    struct { int *in, *out; } p = {in, out};
+    launch(m, "coalesced_divergent", G, B, 0, &p);
+    for (int i = 0; i < G * B; i++) {
+        int t = i % B, w0 = i - t + t / 32 * 32, wend = w0 + 32 < i - t + B ? w0 + 32 : i - t + B;
+        int rank = 0, size = 0, first = -1;
+        for (int k = w0; k < wend; k++)
+            if (in[k] & 1) {
+                rank += k < i, size++;
+                if (first < 0)
+                    first = in[k];
+            }
+        int want = (in[i] & 1) ? 10000 * rank + 100 * size + first : -1;
+        assert_int_equal(out[i], want);
+    }
+}
+
+static void check_block_barrier(ptxjit_module *m)
+{
+    static int out[3 * 256];
+    static const int blocks[] = {64, 100, 256};
+    for (int bi = 0; bi < 3; bi++) {
+        int n = blocks[bi];
+        struct { int *out; } p = {out};
+        launch(m, "block_barrier_rounds", 3, (uint32_t)n, 0, &p);
+        for (int b = 0; b < 3; b++)
+            for (int t = 0; t < n; t++) {
+                int want = 0;
+                for (int r = 0; r < 3; r++)
+                    want += (r * 1000 + (t + 1) % n + 7 * b) * (r + 1);
+                if (out[b * n + t] != want)
+                    fail_msg("block %d cta %d thread %d: got %d want %d", n, b, t, out[b * n + t], want);
+            }
+    }
+}
+
+static void check_space_bits(ptxjit_module *m)
+{
+    enum { B = 64, K = 2 };
+    static int g[4 + B];
+    static unsigned out[5 * B];
+    for (int i = 0; i < 4; i++)
+        g[i] = 10 * i + 1;
+    struct { int *g; unsigned *out; int k; } p = {g, out, K};
+    launch(m, "space_bits", 1, B, 0, &p);
+    /* __isGlobal is isspacep.global: every address outside the shared and
+     * local windows, .const data included (README, design decisions) */
+    for (unsigned t = 0; t < B; t++) {
+        unsigned want[5] = {1, 1, 2, 4, 8 | 1 | (4 * t) << 8};
+        for (int i = 0; i < 5; i++)
+            if (out[5 * t + i] != want[i])
+                fail_msg("thread %u pointer %d: got %#x want %#x", t, i, out[5 * t + i], want[i]);
+        int loc_a = g[((t + K) & 7) & 3] + (int)((t + K) & 7), loc_b = g[(t & 7) & 3] + (int)(t & 7);
+        assert_int_equal(g[4 + t], loc_a + loc_b);
+    }
+}
+
+static void check_cluster_one(ptxjit_module *m)
+{
+    enum { G = 2, B = 100 };
+    static int out[4 * G * B];
+    struct { int *out; } p = {out};
+    launch(m, "cluster_one", G, B, 0, &p);
+    for (int i = 0; i < G * B; i++) {
+        assert_int_equal(out[4 * i], 0);
+        assert_int_equal(out[4 * i + 1], 1);
+        assert_int_equal(out[4 * i + 2], i % B * 3);
+    }
+    for (int w = 0; w < G * 4; w++) { /* exactly one elected thread per warp */
+        int b = w / 4, first = b * B + w % 4 * 32, end = first + 32 < (b + 1) * B ? first + 32 : (b + 1) * B, n = 0;
+        for (int i = first; i < end; i++)
+            n += out[4 * i + 3];
+        assert_int_equal(n, 1);
+    }
+}
+
+static void test_fixture_sync_cta(void **state)
+{
+    static const char *const variants[] = {"sync_cta.sm_75.ptx", "sync_cta.sm_80.ptx", "sync_cta.sm_90.ptx"};
+    for (int v = 0; v < 3; v++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/ptx/corpus/%s", PTXJIT_TEST_DIR, variants[v]);
+        size_t len;
+        char *src = tu_read_file(path, &len);
+        assert_non_null(src);
+        ptxjit_module *m = load(src);
+        free(src);
+        print_message("%s\n", variants[v]);
+        check_syncthreads_reduce(m);
+        check_named_pipeline(m);
+        check_tile_reduce(m);
+        check_coalesced(m);
+        check_block_barrier(m);
+        check_space_bits(m);
+        if (ptxjit_kernel_get(m, "cluster_one"))
+            check_cluster_one(m);
+        ptxjit_module_unload(m);
+    }
+}
+
 static int setup(void **state)
 {
     char err[256];
@@ -803,6 +980,7 @@ int main(void)
         cmocka_unit_test(test_mbarrier_pipelines),
         cmocka_unit_test(test_isspacep_cvta),
         cmocka_unit_test(test_hints_and_exit),
+        cmocka_unit_test(test_fixture_sync_cta),
     };
     return cmocka_run_group_tests_name("conform_sync", tests, setup, teardown);
 }
