@@ -37,7 +37,7 @@ typedef struct lw {
     uint32_t static_smem, dyn_smem_align;
     lower_global *globals_out; /* exported variables, for lower_result */
     uint32_t nglobals, capglobals;
-    char vm_isa;         /* libmvec variant: 'd' (AVX2, 8 lanes) or 'b' (SSE, 4) */
+    char vm_isa;         /* libmvec variant: 'e' (AVX-512, 16 lanes), 'd' (AVX2, 8), 'b' (SSE, 4) */
     unsigned vm_width;
 } lw;
 

@@ -3,8 +3,8 @@
  * rcp.approx, sqrt.approx, div.approx, div.full.
  *
  * ex2, lg2, sin, cos and tanh call glibc's vector math library (libmvec)
- * on whole vectors: 8 lanes per call with AVX2 (_ZGVdN8v_sinf...), 4 with
- * SSE (_ZGVbN4v_sinf...), never one libm call per lane.  The runtime binds
+ * on whole vectors: 16 lanes per call with AVX-512 (_ZGVeN16v_sinf...), 8
+ * with AVX2 (_ZGVdN8v_sinf...), 4 with SSE, never one libm call per lane.  The runtime binds
  * the names (rt/vecmath.c).  libmvec is accurate to a few ulp, inside the
  * bounds the ISA states (ex2 2 ulp, lg2 2^-22, sin and cos 2^-20.5
  * absolute, tanh 2^-11 relative); test_conform_float measures it.
@@ -18,17 +18,16 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The libmvec variant for the target: the widest of AVX2 (d, 8 lanes) and
- * SSE (b, 4 lanes).  AVX-512's 16-lane variant would need 512-bit
- * arguments, which hosts preferring 256-bit vectors do not pass in zmm
- * registers. */
+/* The libmvec variant for the target: the widest of AVX-512 (e, 16
+ * lanes), AVX2 (d, 8) and SSE (b, 4). */
 void lower_math_init(lw *L, LLVMTargetMachineRef tm)
 {
     char *feat = LLVMGetTargetMachineFeatureString(tm);
     bool avx2 = feat && strstr(feat, "+avx2") != NULL;
+    bool avx512 = feat && strstr(feat, "+avx512f") != NULL;
     LLVMDisposeMessage(feat);
-    L->vm_isa = avx2 ? 'd' : 'b';
-    L->vm_width = avx2 ? 8 : 4;
+    L->vm_isa = avx512 ? 'e' : avx2 ? 'd' : 'b';
+    L->vm_width = avx512 ? 16 : avx2 ? 8 : 4;
 }
 
 static LLVMValueRef const_like(LLVMTypeRef vt, LLVMValueRef scalar)
@@ -83,6 +82,12 @@ LLVMValueRef lower_vmath(fn *F, const char *fname, LLVMValueRef x)
         /* memory(none): no memory effects, so calls can be hoisted or CSEd */
         LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
                                 LLVMCreateEnumAttribute(L->ctx, LLVMGetEnumAttributeKindForName("memory", 6), 0));
+    }
+    if (w == 16) { /* pass 512-bit vectors in zmm registers even where the
+                    * target prefers 256-bit ones (otherwise split in two) */
+        LLVMValueRef fnc = LLVMGetBasicBlockParent(LLVMGetInsertBlock(L->b));
+        LLVMAddAttributeAtIndex(fnc, LLVMAttributeFunctionIndex,
+                                LLVMCreateStringAttribute(L->ctx, "min-legal-vector-width", 22, "512", 3));
     }
     LLVMValueRef parts[2 * W];
     unsigned np = 0;

@@ -1,7 +1,8 @@
 /* vecmath.c - binds the vector math names of PTXJIT_VECMATH (glibc
  * libmvec's names and vector ABI) for the JIT: to libmvec's routines when
  * the C library has them, otherwise to loops over the scalar libm routine
- * with the same ABI, so that compiled code always links. */
+ * with the same ABI, so that compiled code always links.  (LLJIT would
+ * also search the process, but libmvec is not loaded unless linked.) */
 #include "launch.h"
 
 #include <dlfcn.h>
@@ -9,6 +10,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #define FALLBACKS(fn)                                                                              \
     static __m128 fb_b_##fn(__m128 x)                                                              \
@@ -26,6 +28,14 @@
         for (int i = 0; i < 8; i++)                                                                \
             v[i] = fn(v[i]);                                                                       \
         return _mm256_loadu_ps(v);                                                                 \
+    }                                                                                              \
+    __attribute__((target("avx512f"))) static __m512 fb_e_##fn(__m512 x)                           \
+    {                                                                                              \
+        float v[16];                                                                               \
+        _mm512_storeu_ps(v, x);                                                                    \
+        for (int i = 0; i < 16; i++)                                                               \
+            v[i] = fn(v[i]);                                                                       \
+        return _mm512_loadu_ps(v);                                                                 \
     }
 PTXJIT_VECMATH(FALLBACKS)
 #undef FALLBACKS
@@ -36,28 +46,27 @@ enum { NFUNCS = 0
 #undef X
 };
 
-static rt_symbol syms[2 * NFUNCS];
-static char names[2 * NFUNCS][32];
+static rt_symbol syms[3 * NFUNCS];
+static char names[3 * NFUNCS][32];
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static void bind(void)
 {
-    /* RTLD_NODELETE: the addresses stay valid for the life of the process */
-    void *lib = dlopen("libmvec.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+    /* RTLD_NODELETE: the addresses stay valid for the life of the process.
+     * PTXJIT_NO_LIBMVEC=1 binds the fallbacks (tested that way too). */
+    const char *off = getenv("PTXJIT_NO_LIBMVEC");
+    void *lib = off && *off == '1' ? NULL : dlopen("libmvec.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     size_t i = 0;
-#define X(fn)                                                                                      \
-    snprintf(names[i], sizeof names[i], "_ZGVbN4v_%s", #fn);                                        \
+#define BIND(fn, isa, lanes)                                                                       \
+    snprintf(names[i], sizeof names[i], "_ZGV" #isa "N" #lanes "v_%s", #fn);                        \
     syms[i] = (rt_symbol){names[i], lib ? dlsym(lib, names[i]) : NULL};                             \
     if (!syms[i].addr)                                                                             \
-        syms[i].addr = (void *)fb_b_##fn;                                                          \
-    i++;                                                                                           \
-    snprintf(names[i], sizeof names[i], "_ZGVdN8v_%s", #fn);                                        \
-    syms[i] = (rt_symbol){names[i], lib ? dlsym(lib, names[i]) : NULL};                             \
-    if (!syms[i].addr)                                                                             \
-        syms[i].addr = (void *)fb_d_##fn;                                                          \
+        syms[i].addr = (void *)fb_##isa##_##fn;                                                    \
     i++;
+#define X(fn) BIND(fn, b, 4) BIND(fn, d, 8) BIND(fn, e, 16)
     PTXJIT_VECMATH(X)
 #undef X
+#undef BIND
     if (lib)
         dlclose(lib);
 }
@@ -65,6 +74,6 @@ static void bind(void)
 const rt_symbol *rt_vecmath_symbols(size_t *n)
 {
     pthread_once(&once, bind);
-    *n = 2 * NFUNCS;
+    *n = 3 * NFUNCS;
     return syms;
 }

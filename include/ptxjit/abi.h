@@ -99,8 +99,8 @@ enum {
     X(ptxjit_rt_free, void, (void *p))
 
 /* Vector math the generated code calls, by glibc libmvec's names and
- * vector ABI: _ZGV<isa>N<lanes>v_<name> with isa b (SSE, 4 lanes) or d
- * (AVX2, 8 lanes), e.g. _ZGVdN8v_sinf(__m256).  The runtime binds them to
+ * vector ABI: _ZGV<isa>N<lanes>v_<name> with isa b (SSE, 4 lanes), d
+ * (AVX2, 8 lanes) or e (AVX-512, 16 lanes), e.g. _ZGVdN8v_sinf(__m256).  The runtime binds them to
  * libmvec, or to loops over libm where libmvec lacks one. */
 #define PTXJIT_VECMATH(X) X(sinf) X(cosf) X(exp2f) X(log2f) X(tanhf)
 
