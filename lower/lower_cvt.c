@@ -143,6 +143,21 @@ static LLVMValueRef to_tf32(fn *F, const ptx_instr *in, LLVMValueRef a)
     return fl_canon(F, v);
 }
 
+/* Integer rounding (.rni...) for float -> int and float -> the same
+ * float; .rn/.rz/.rm/.rp where a float result is rounded; nothing else
+ * (.rna, .rs, or a mode of the wrong kind) is lowered. */
+static bool rounding_ok(const ptx_instr *in, ptx_type st, ptx_type dt)
+{
+    uint8_t r = in->mod[PTX_CAT_ROUND];
+    bool irnd = r == PTX_ROUND_RNI || r == PTX_ROUND_RZI || r == PTX_ROUND_RMI || r == PTX_ROUND_RPI;
+    bool frnd = r == PTX_ROUND_RN || is_directed(r);
+    if (!r)
+        return true;
+    if (is_f(st) && (!is_f(dt) || st == dt))
+        return irnd;
+    return frnd && is_f(dt);
+}
+
 bool lower_cvt(fn *F, const ptx_instr *in, LLVMValueRef mask)
 {
     lw *L = F->L;
@@ -158,13 +173,19 @@ bool lower_cvt(fn *F, const ptx_instr *in, LLVMValueRef mask)
         unsupported(F, in);
         return true;
     }
+    uint8_t rnd = in->mod[PTX_CAT_ROUND];
     if (dt == PTX_TYPE_TF32) {
-        if (st != PTX_TYPE_F32) {
+        if (st != PTX_TYPE_F32 || (rnd != PTX_ROUND_RNA && rnd != PTX_ROUND_RN && rnd != PTX_ROUND_RZ) ||
+            (in->flags & ~(PTX_FLAG_BIT(SATFINITE) | PTX_FLAG_BIT(RELU)))) {
             unsupported(F, in);
             return true;
         }
         LLVMValueRef v = to_tf32(F, in, read_opd(F, &in->opds[1], st, false));
         write_reg(F, &in->opds[0], LLVMBuildBitCast(L->b, v, vec_of(L->i32), ""), PTX_TYPE_B32, false, mask);
+        return true;
+    }
+    if (!rounding_ok(in, st, dt) || (in->flags & ~(PTX_FLAG_BIT(FTZ) | PTX_FLAG_BIT(SAT)))) {
+        unsupported(F, in);
         return true;
     }
     LLVMValueRef a = is_f(st) ? fl_src(F, in, 1, st) : read_opd(F, &in->opds[1], st, is_signed(st)), r;

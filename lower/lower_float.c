@@ -221,11 +221,33 @@ static bool is_approx(const ptx_instr *in)
     return has(in, PTX_FLAG_BIT(APPROX)) || has(in, PTX_FLAG_BIT(FULL));
 }
 
+/* The modifiers each f32/f64 instruction takes; anything else (say
+ * max.relu.f32, a mixed-precision add.f32.f16) is refused rather than
+ * ignored. */
+static unsigned allowed_flags(ptx_opcode op)
+{
+    unsigned ftz = PTX_FLAG_BIT(FTZ), approx = PTX_FLAG_BIT(APPROX);
+    switch (op) {
+    case PTX_OP_ADD: case PTX_OP_SUB: case PTX_OP_MUL: case PTX_OP_FMA: case PTX_OP_MAD:
+        return ftz | PTX_FLAG_BIT(SAT);
+    case PTX_OP_DIV: return ftz | approx | PTX_FLAG_BIT(FULL);
+    case PTX_OP_MIN: case PTX_OP_MAX:
+        return ftz | PTX_FLAG_BIT(NAN) | PTX_FLAG_BIT(XORSIGN) | PTX_FLAG_BIT(ABS);
+    case PTX_OP_ABS: case PTX_OP_NEG: return ftz;
+    case PTX_OP_TANH: return approx;
+    default: return ftz | approx; /* sqrt rcp rsqrt ex2 lg2 sin cos */
+    }
+}
+
 bool lower_float(fn *F, const ptx_instr *in, LLVMValueRef mask)
 {
     ptx_type t = in->ntypes ? ftype(in) : PTX_TYPE_NONE;
     if (t != PTX_TYPE_F32 && t != PTX_TYPE_F64)
         return false;
+    if ((in->flags & ~allowed_flags(in->op)) || in->ntypes > 1) {
+        lw_error(F->L, in->loc, "this form of '%s' on .%s is not supported", ptx_op_name(in->op), ptx_type_name(t));
+        return true;
+    }
     switch (in->op) {
     case PTX_OP_ABS: case PTX_OP_NEG:
         lower_sign(F, in, mask);

@@ -251,7 +251,7 @@ static bool cvt_to_half(fn *F, const ptx_instr *in, ptx_type dt, ptx_type st, LL
         write_reg(F, &in->opds[0], to_half(F, in, f, dt), PTX_TYPE_B16, false, mask);
         return true;
     }
-    if (is_half(st) || !(r == PTX_ROUND_RN || is_directed(r)))
+    if (is_half(st) || !(!r || r == PTX_ROUND_RN || is_directed(r)))
         return false; /* f16 <-> bf16 is not a PTX conversion */
     write_reg(F, &in->opds[0], to_half(F, in, source_f32(F, in, 1, st), dt), PTX_TYPE_B16, false, mask);
     return true;

@@ -1357,6 +1357,200 @@ static void test_reference_vs_host_fpu(void **state)
 }
 
 /* ------------------------------------------------------------------------
+ * The nvcc fixtures (tests/cuda/float_conform.cu) against the same
+ * references: the forms exactly as nvcc 13 emits them.
+ * ------------------------------------------------------------------------ */
+
+enum { FX_N = 6000 };
+
+static uint64_t fx_value(char k, size_t i)
+{
+    size_t ne;
+    const uint64_t *e = edges(k, &ne);
+    if (i < ne * 3)
+        return (k == 'H' || k == 'B') ? pair_edge(e, ne, i) : e[(i * 7 + i / ne) % ne];
+    return rand_value(k);
+}
+
+static void fx_launch(ptxjit_ctx *ctx, ptxjit_module *m, const char *name, void *params)
+{
+    char err[256];
+    const ptxjit_kernel *k = ptxjit_kernel_get(m, name);
+    assert_non_null(k);
+    ptxjit_launch_cfg cfg = {{(FX_N + 127) / 128, 1, 1}, {128, 1, 1}, 0, params, NULL};
+    if (ptxjit_launch(ctx, k, &cfg, err, sizeof err) != PTXJIT_OK)
+        fail_msg("%s: %s", name, err);
+}
+
+static unsigned fx_failures;
+
+static void fx_expect(const char *what, size_t i, int k, uint64_t got, uint64_t want, fr_fmt f)
+{
+    if (got == want || (f == FR_F64 && fr_is_nan(f, got) && fr_is_nan(f, want)))
+        return;
+    if (fx_failures++ < 8)
+        print_error("%s element %zu output %d: got %#llx, want %#llx\n", what, i, k, (unsigned long long)got,
+                    (unsigned long long)want);
+}
+
+static uint64_t half_pair(fr_fmt f, int op, int flags, uint64_t a, uint64_t b, uint64_t c)
+{
+    uint64_t r = 0;
+    for (int h = 0; h < 2; h++) {
+        uint64_t x = (a >> 16 * h) & 0xffff, y = (b >> 16 * h) & 0xffff, z = (c >> 16 * h) & 0xffff, v;
+        if (op < 0) {
+            uint64_t xy[2] = {x, y};
+            v = minmax1(f, op == -1, F_NAN, 2, xy);
+        } else {
+            v = arith1(f, op, FR_RN, flags, x, y, z);
+        }
+        r |= v << 16 * h;
+    }
+    return r;
+}
+
+static void fx_f64_int64(ptxjit_ctx *ctx, ptxjit_module *m, const char *file)
+{
+    static uint64_t a[FX_N], b[FX_N], c[FX_N], out[4 * FX_N], d[4 * FX_N];
+    static uint32_t f[4 * FX_N];
+    for (size_t i = 0; i < FX_N; i++) {
+        a[i] = fx_value('d', i), b[i] = fx_value('d', i / 3 + 1), c[i] = fx_value('d', i + 5);
+        if (i % 3 == 0)
+            c[i] = f64b(-(f64v(a[i]) * f64v(b[i]))) + rnd() % 3;
+    }
+    struct { void *a, *b, *c, *o; int n; } p1 = {a, b, c, out, FX_N};
+    fx_launch(ctx, m, "fma_f64_dir", &p1);
+    static const fr_mode fm[4] = {FR_RN, FR_RZ, FR_RM, FR_RP};
+    for (size_t i = 0; i < FX_N; i++)
+        for (int k = 0; k < 4; k++)
+            fx_expect(file, i, k, out[4 * i + k], arith1(FR_F64, OP_FMA, fm[k], 0, a[i], b[i], c[i]), FR_F64);
+    for (size_t i = 0; i < FX_N; i++)
+        a[i] = fx_value('l', i);
+    struct { void *a, *f, *d; int n; } p2 = {a, f, d, FX_N};
+    fx_launch(ctx, m, "int64_float_dir", &p2);
+    static const fr_mode fmode[4] = {FR_RZ, FR_RM, FR_RP, FR_RM}, dmode[4] = {FR_RZ, FR_RM, FR_RP, FR_RP};
+    for (size_t i = 0; i < FX_N; i++)
+        for (int k = 0; k < 4; k++) {
+            fr_val v = fr_from_int((int64_t)a[i], k < 3); /* k = 3: unsigned */
+            fx_expect(file, i, k, f[4 * i + k], fr_round(FR_F32, v, fmode[k]), FR_F32);
+            fx_expect(file, i, 4 + k, d[4 * i + k], fr_round(FR_F64, v, dmode[k]), FR_F64);
+        }
+}
+
+static void fx_halves(ptxjit_ctx *ctx, ptxjit_module *m, const char *file)
+{
+    static uint32_t a[FX_N], b[FX_N], c[FX_N], out[6 * FX_N];
+    for (int bf = 0; bf < 2; bf++) {
+        char k = bf ? 'B' : 'H';
+        fr_fmt f = bf ? FR_BF16 : FR_F16;
+        for (size_t i = 0; i < FX_N; i++)
+            a[i] = (uint32_t)fx_value(k, i), b[i] = (uint32_t)fx_value(k, i / 5 + 2), c[i] = (uint32_t)fx_value(k, i + 3);
+        struct { void *a, *b, *c, *o; int n; } p = {a, b, c, out, FX_N};
+        fx_launch(ctx, m, bf ? "bf162_arith" : "half2_arith", &p);
+        const int ops[6] = {OP_ADD, OP_SUB, OP_MUL, OP_FMA, OP_FMA, bf ? -1 : -2}; /* -1 min, -2 max */
+        for (size_t i = 0; i < FX_N; i++)
+            for (int j = 0; j < 6; j++)
+                fx_expect(file, i, 10 * bf + j, out[6 * i + j],
+                          half_pair(f, ops[j], j == 4 ? F_RELU : 0, a[i], b[i], c[i]), f);
+    }
+}
+
+static void fx_pack_asm(ptxjit_ctx *ctx, ptxjit_module *m, const char *file)
+{
+    static uint32_t a[FX_N], b[FX_N], h2[2 * FX_N], back[2 * FX_N], out[6 * FX_N];
+    static uint16_t fp8[2 * FX_N];
+    for (size_t i = 0; i < FX_N; i++)
+        a[i] = (uint32_t)fx_value('f', i), b[i] = (uint32_t)fx_value('f', i / 3 + 7);
+    struct { void *a, *b, *h2, *fp8, *back; int n; } p = {a, b, h2, fp8, back, FX_N};
+    fx_launch(ctx, m, "pack_cvt", &p);
+    for (size_t i = 0; i < FX_N; i++) {
+        fr_val x = fr_decode(FR_F32, a[i]), y = fr_decode(FR_F32, b[i]);
+        fx_expect(file, i, 0, h2[2 * i], fr_round(FR_F16, x, FR_RN) | fr_round(FR_F16, y, FR_RN) << 16, FR_F16);
+        fx_expect(file, i, 1, h2[2 * i + 1], fr_round(FR_BF16, x, FR_RN) | fr_round(FR_BF16, y, FR_RN) << 16, FR_BF16);
+        for (int e = 0; e < 2; e++) {
+            fr_fmt ef = e ? FR_E5M2 : FR_E4M3;
+            uint64_t lo = pack_elem(ef, x, FR_RN, F_SATFINITE), hi = pack_elem(ef, y, FR_RN, F_SATFINITE);
+            fx_expect(file, i, 2 + e, fp8[2 * i + e], lo | hi << 8, ef);
+            uint64_t h = pack_elem(FR_F16, fr_decode(ef, fp8[2 * i + e] & 0xff), FR_RN, 0) |
+                         pack_elem(FR_F16, fr_decode(ef, fp8[2 * i + e] >> 8), FR_RN, 0) << 16;
+            fx_expect(file, i, 4 + e, back[2 * i + e], h, FR_F16);
+        }
+    }
+    struct { void *a, *b, *o; int n; } q = {a, b, out, FX_N};
+    fx_launch(ctx, m, "asm_forms", &q);
+    for (size_t i = 0; i < FX_N; i++) {
+        uint64_t xy[2] = {a[i], b[i]};
+        uint64_t want[6] = {minmax1(FR_F32, true, F_XORSIGN, 2, xy), minmax1(FR_F32, false, F_NAN, 2, xy),
+                            pack_elem(FR_TF32, fr_decode(FR_F32, a[i]), FR_RNA, 0),
+                            arith1(FR_F32, OP_ADD, FR_RM, F_FTZ | F_SAT, a[i], b[i], 0),
+                            arith1(FR_F32, OP_SQRT, FR_RP, F_FTZ, a[i] & 0x7fffffffu, 0, 0),
+                            arith1(FR_F32, OP_RCP, FR_RZ, F_FTZ, b[i], 0, 0)};
+        for (int k = 0; k < 6; k++)
+            fx_expect(file, i, 20 + k, out[6 * i + k], want[k], FR_F32);
+    }
+}
+
+static void test_nvcc_fixtures(void **state)
+{
+    (void)state;
+    static const char *files[] = {"float_conform.sm_90.ptx", "float_conform.sm_80.ptx"};
+    char err[256];
+    ptxjit_ctx *ctx = ptxjit_create(2, err, sizeof err);
+    assert_non_null(ctx);
+    for (int fi = 0; fi < 2; fi++) {
+        char path[1024], *log = NULL;
+        snprintf(path, sizeof path, "%s/ptx/corpus/%s", PTXJIT_TEST_DIR, files[fi]);
+        size_t len;
+        char *src = tu_read_file(path, &len);
+        assert_non_null(src);
+        ptxjit_module *m = ptxjit_load(ctx, src, len, files[fi], &log, NULL);
+        if (!m)
+            fail_msg("%s", log ? log : "load failed");
+        fx_f64_int64(ctx, m, files[fi]);
+        if (fi == 0) { /* the sm_80 build has empty bodies for these */
+            fx_halves(ctx, m, files[fi]);
+            fx_pack_asm(ctx, m, files[fi]);
+        }
+        ptxjit_module_unload(m);
+        free(src);
+        free(log);
+    }
+    ptxjit_destroy(ctx);
+    assert_int_equal(fx_failures, 0);
+}
+
+/* Forms ptxjit does not lower exactly are load errors naming the line
+ * and the instruction, never a silently different computation. */
+static void test_unsupported_forms(void **state)
+{
+    (void)state;
+    static const char *forms[] = {
+        "max.relu.f32 %r2, %r1, %r1;", "fma.rn.relu.f32 %r2, %r1, %r1, %r1;", "cvt.rn.s32.f32 %r2, %r1;",
+        "cvt.rni.f32.s32 %r2, %r1;", "cvt.rna.f32.f64 %r2, %d1;", "cvt.rm.tf32.f32 %r2, %r1;",
+        "cvt.relu.f32.f64 %r2, %d1;", "add.rz.f16 %h1, %h1, %h2;", "min.relu.f16 %h1, %h1, %h2;",
+        "ex2.approx.f64 %d1, %d1;", "cvt.rn.e4m3x2.f32 %h1, %r1, %r1;", "cvt.rn.bf16.f16 %h1, %h2;",
+        "fma.rn.sat.bf16 %h1, %h1, %h2, %h2;", "sin.approx.f64 %d1, %d1;",
+    };
+    char err[256];
+    ptxjit_ctx *ctx = ptxjit_create(1, err, sizeof err);
+    assert_non_null(ctx);
+    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+        char src[512], *log = NULL, want[64], op[32];
+        snprintf(src, sizeof src,
+                 ".version 8.6\n.target sm_90\n.address_size 64\n"
+                 ".visible .entry k(.param .u64 p)\n{\n  .reg .b32 %%r<4>; .reg .b16 %%h<4>; .reg .f64 %%d<2>;\n"
+                 "  %s\n  ret;\n}\n", forms[i]);
+        ptxjit_module *m = ptxjit_load(ctx, src, strlen(src), "form.ptx", &log, NULL);
+        snprintf(want, sizeof want, "form.ptx:7:");
+        sscanf(forms[i], "%31[a-z0-9]", op);
+        if (m || !log || !strstr(log, want) || !strstr(log, op))
+            fail_msg("'%s': %s", forms[i], m ? "loaded" : log ? log : "no log");
+        free(log);
+    }
+    ptxjit_destroy(ctx);
+}
+
+/* ------------------------------------------------------------------------
  * Tests
  * ------------------------------------------------------------------------ */
 
@@ -1392,6 +1586,8 @@ int main(void)
         cmocka_unit_test(test_misc),
         cmocka_unit_test(test_half),
         cmocka_unit_test(test_approx),
+        cmocka_unit_test(test_nvcc_fixtures),
+        cmocka_unit_test(test_unsupported_forms),
     };
     int r = cmocka_run_group_tests_name("conform_float", tests, NULL, NULL);
     free(cases);
