@@ -1576,6 +1576,7 @@ int main(void)
     half_from = build_half();
     approx_from = build_approx();
     cases_end = ncases;
+    print_message("%zu instruction forms\n", ncases);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reference_vs_host_fpu),
         cmocka_unit_test(test_arith_f32),
