@@ -1,5 +1,6 @@
 /* main.c - the ptxjit command: a thin layer over the library.
  * Exit codes: 0 success, 1 kernel runtime failure, 2 usage or PTX error. */
+#include "cache_cmd.h"
 #include "ptx.h"
 #include "read_file.h"
 #include "run.h"
@@ -23,8 +24,11 @@ static const char usage[] =
     "  print FILE.ptx      parse, validate and print the module back as PTX\n"
     "  run FILE.ptx [-k NAME] [-g X[,Y[,Z]]] [-b X[,Y[,Z]]] [--shared BYTES]\n"
     "             [--arg SPEC]... [--out N=PATH]... [--print N[:COUNT]]...\n"
-    "             [--repeat R] [--stats]\n"
+    "             [--repeat R] [--stats] [--no-cache]\n"
     "                      compile and run a kernel on the CPU\n"
+    "  cache stats         show the compilation cache: directory, entries, size,\n"
+    "                      hits and misses\n"
+    "  cache clear         delete every entry of the compilation cache\n"
     "\n"
     "options:\n"
     "  -h, --help          show this help\n"
@@ -43,9 +47,17 @@ static const char usage[] =
     "  --out N=PATH        write buffer argument N (0-based) to PATH as raw bytes\n"
     "  --print N[:COUNT]   print the first COUNT elements of buffer argument N\n"
     "  --repeat R          run R times; report min and median kernel time\n"
-    "  --stats             print parse/lower/compile/run timings\n"
+    "  --stats             print parse/lower/compile/run timings and whether the\n"
+    "                      compilation cache had the kernel (hit) or not (miss)\n"
+    "  --no-cache          compile even if cached, and do not store the result\n"
     "\n"
-    "environment: PTXJIT_THREADS (worker threads; default: one per CPU)\n"
+    "environment:\n"
+    "  PTXJIT_THREADS        worker threads (default: one per CPU)\n"
+    "  PTXJIT_CACHE_PATH     compilation cache directory (default:\n"
+    "                        $XDG_CACHE_HOME/ptxjit, else ~/.cache/ptxjit)\n"
+    "  PTXJIT_CACHE_MAXSIZE  cache size bound in bytes, suffixes K M G (default 256M)\n"
+    "  PTXJIT_CACHE_DISABLE  1: no compilation cache\n"
+    "  PTXJIT_DEBUG          debug channels, e.g. cache\n"
     "FILE may be '-' for standard input.\n"
     "exit status: 0 success, 1 kernel failure, 2 usage or PTX error\n";
 
@@ -150,6 +162,8 @@ int main(int argc, char **argv)
         return cmd_print(argc - 2, argv + 2);
     if (!strcmp(cmd, "run"))
         return cmd_run(argc - 1, argv + 1);
+    if (!strcmp(cmd, "cache"))
+        return cmd_cache(argc - 1, argv + 1);
     fprintf(stderr, "ptxjit: unknown command '%s'\n%s", cmd, usage);
     return EXIT_USAGE;
 }

@@ -19,7 +19,7 @@ enum { EXIT_OK = 0, EXIT_KERNEL = 1, EXIT_USAGE = 2 };
 typedef struct run_opts {
     const char *path, *kernel;
     uint32_t grid[3], block[3];
-    bool block_given, stats;
+    bool block_given, stats, no_cache;
     uint64_t shared, repeat;
     const char **args, **outs, **prints;
     size_t nargs, nouts, nprints;
@@ -50,7 +50,8 @@ static int parse_opts(int argc, char **argv, run_opts *o)
         {"block", required_argument, 0, 'b'}, {"shared", required_argument, 0, 's'},
         {"arg", required_argument, 0, 'a'},    {"out", required_argument, 0, 'o'},
         {"print", required_argument, 0, 'p'}, {"repeat", required_argument, 0, 'r'},
-        {"stats", no_argument, 0, 'S'},        {0, 0, 0, 0},
+        {"stats", no_argument, 0, 'S'},        {"no-cache", no_argument, 0, 'C'},
+        {0, 0, 0, 0},
     };
     char err[256];
     o->grid[0] = o->grid[1] = o->grid[2] = 1;
@@ -83,6 +84,7 @@ static int parse_opts(int argc, char **argv, run_opts *o)
         case 'o': ok = push(&o->outs, &o->nouts, optarg); break;
         case 'p': ok = push(&o->prints, &o->nprints, optarg); break;
         case 'S': o->stats = true; break;
+        case 'C': o->no_cache = true; break;
         default:
             return usage_error("unknown or incomplete option '%s'%s", argv[optind - 1], "");
         }
@@ -117,13 +119,13 @@ static const ptxjit_kernel *pick_kernel(const ptxjit_module *m, const char *name
 }
 
 /* Parses, checks against the kernel and materializes every --arg. */
-static int build_args(const run_opts *o, const ptx_func *decl, runargs_arg *args)
+static int build_args(const run_opts *o, const ptxjit_kernel_info *ki, runargs_arg *args)
 {
     char err[512];
     for (size_t i = 0; i < o->nargs; i++)
         if (runargs_parse_arg(o->args[i], i, &args[i], err, sizeof err))
             return usage_error("%s%s", err, "");
-    if (runargs_check_kernel(decl, args, o->nargs, err, sizeof err))
+    if (runargs_check_kernel(ki, args, o->nargs, err, sizeof err))
         return usage_error("%s%s", err, "");
     for (size_t i = 0; i < o->nouts; i++) {
         runargs_out out;
@@ -196,11 +198,18 @@ static int write_outputs(const run_opts *o, const runargs_arg *args)
     return EXIT_OK;
 }
 
-static void print_stats(const ptxjit_stats *s, const double *times, uint64_t repeat)
+static void print_stats(const ptxjit_ctx *ctx, const ptxjit_stats *s, const double *times,
+                        uint64_t repeat)
 {
     qsort((double *)times, repeat, sizeof *times, cmp_double);
     fprintf(stderr, "parse %.3f ms, lower %.3f ms, optimize %.3f ms, codegen %.3f ms, load %.3f ms\n",
             s->parse * 1e3, s->lower * 1e3, s->optimize * 1e3, s->codegen * 1e3, s->load * 1e3);
+    if (s->cache_result == PTXJIT_CACHE_OFF)
+        fprintf(stderr, "cache: off\n");
+    else
+        fprintf(stderr, "cache: %s, %.3f ms (%s)\n",
+                s->cache_result == PTXJIT_CACHE_HIT ? "hit" : "miss", s->cache * 1e3,
+                ptxjit_cache_dir(ctx));
     fprintf(stderr, "kernel time: min %.3f ms, median %.3f ms over %llu run%s\n", times[0] * 1e3,
             times[repeat / 2] * 1e3, (unsigned long long)repeat, repeat == 1 ? "" : "s");
 }
@@ -210,17 +219,17 @@ static int run_loaded(ptxjit_ctx *ctx, const ptxjit_module *m, run_opts *o)
     const ptxjit_kernel *k = pick_kernel(m, o->kernel, o->path);
     if (!k)
         return EXIT_USAGE;
-    const ptx_func *decl = ptxjit_kernel_decl(k);
-    if (!o->block_given && decl->reqntid[0])
+    const ptxjit_kernel_info *ki = ptxjit_kernel_info_of(k);
+    if (!o->block_given && ki->reqntid[0])
         for (int i = 0; i < 3; i++)
-            o->block[i] = decl->reqntid[i] ? decl->reqntid[i] : 1;
+            o->block[i] = ki->reqntid[i] ? ki->reqntid[i] : 1;
     runargs_arg *args = calloc(o->nargs + 1, sizeof *args);
     double *times = calloc(o->repeat, sizeof *times);
     void *params = NULL;
     size_t psize;
     char err[512];
-    int rc = args && times ? build_args(o, decl, args) : EXIT_USAGE;
-    if (rc == EXIT_OK && runargs_pack_params(decl, args, o->nargs, &params, &psize, NULL, err, sizeof err))
+    int rc = args && times ? build_args(o, ki, args) : EXIT_USAGE;
+    if (rc == EXIT_OK && runargs_pack_params(ki, args, o->nargs, &params, &psize, NULL, err, sizeof err))
         rc = usage_error("%s%s", err, "");
     if (rc == EXIT_OK) {
         ptxjit_launch_cfg cfg = {.shared_bytes = (uint32_t)o->shared, .params = params};
@@ -232,7 +241,7 @@ static int run_loaded(ptxjit_ctx *ctx, const ptxjit_module *m, run_opts *o)
         rc = write_outputs(o, args);
     if (rc == EXIT_OK && (o->stats || o->repeat > 1)) {
         ptxjit_stats st = ptxjit_module_stats(m);
-        print_stats(&st, times, o->repeat);
+        print_stats(ctx, &st, times, o->repeat);
     }
     for (size_t i = 0; args && i < o->nargs; i++)
         runargs_free(&args[i]);
@@ -263,6 +272,8 @@ int cmd_run(int argc, char **argv)
         rc = EXIT_KERNEL;
         goto out;
     }
+    if (o.no_cache)
+        ptxjit_set_cache(ctx, &(ptxjit_cache_opts){.enabled = false});
     const char *name = strcmp(o.path, "-") ? o.path : "<stdin>";
     ptxjit_module *m = ptxjit_load(ctx, src, len, name, &log, NULL);
     if (!m) {

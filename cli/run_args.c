@@ -507,25 +507,16 @@ int runargs_materialize(runargs_arg *a, char *err, size_t errlen)
 
 /* ---- kernel parameters ---- */
 
-int runargs_param_layout(const ptx_var *param, uint64_t *size, uint32_t *align)
+int runargs_param_layout(const ptxjit_param_info *param, uint64_t *size, uint32_t *align)
 {
-    uint64_t esz = ptx_type_size(param->type) * (uint64_t)(param->vec ? param->vec : 1);
-    if (esz == 0)
+    if (param->size == 0)
         return -1;
-    uint64_t sz = esz;
-    for (uint32_t i = 0; i < param->ndims && i < PTX_MAX_DIMS; i++) {
-        if (param->dims[i] == 0)
-            return -1;
-        if (sz > RUNARGS_MAX_BUFFER_BYTES / param->dims[i])
-            return -1; /* absurd: no kernel takes a terabyte by value */
-        sz *= param->dims[i];
-    }
-    *size = sz;
-    *align = param->align ? param->align : (uint32_t)esz;
+    *size = param->size;
+    *align = param->align;
     return 0;
 }
 
-void runargs_param_type_str(const ptx_var *param, char *buf, size_t len)
+void runargs_param_type_str(const ptxjit_param_info *param, char *buf, size_t len)
 {
     if (!len)
         return;
@@ -540,8 +531,8 @@ void runargs_param_type_str(const ptx_var *param, char *buf, size_t len)
     } while (0)
     if (param->vec)
         APPEND(".v%u", (unsigned)param->vec);
-    APPEND(".%s", ptx_type_name(param->type));
-    for (uint32_t i = 0; i < param->ndims && i < PTX_MAX_DIMS; i++) {
+    APPEND(".%s", param->type);
+    for (uint32_t i = 0; i < param->ndims && i < PTXJIT_MAX_DIMS; i++) {
         if (param->dims[i])
             APPEND("[%" PRIu64 "]", param->dims[i]);
         else
@@ -550,7 +541,9 @@ void runargs_param_type_str(const ptx_var *param, char *buf, size_t len)
 #undef APPEND
 }
 
-static int check_count(const ptx_func *k, size_t nargs, char *err, size_t errlen)
+static const char *param_name(const ptxjit_param_info *p) { return p->name ? p->name : "?"; }
+
+static int check_count(const ptxjit_kernel_info *k, size_t nargs, char *err, size_t errlen)
 {
     if (k->nparams == nargs)
         return 0;
@@ -560,14 +553,14 @@ static int check_count(const ptx_func *k, size_t nargs, char *err, size_t errlen
     /* Build the name list, truncated gracefully by fail()'s vsnprintf. */
     size_t cap = 64;
     for (uint32_t i = 0; i < k->nparams; i++)
-        cap += strlen(k->params[i]->name ? k->params[i]->name : "?") + 2;
+        cap += strlen(param_name(&k->params[i])) + 2;
     char *names = malloc(cap);
     if (!names)
         return fail(err, errlen, "kernel '%s' takes %u parameters, %zu --arg given", k->name,
                     k->nparams, nargs);
     size_t off = 0;
     for (uint32_t i = 0; i < k->nparams; i++) {
-        const char *nm = k->params[i]->name ? k->params[i]->name : "?";
+        const char *nm = param_name(&k->params[i]);
         size_t l = strlen(nm);
         if (i) {
             memcpy(names + off, ", ", 2);
@@ -583,20 +576,21 @@ static int check_count(const ptx_func *k, size_t nargs, char *err, size_t errlen
     return -1;
 }
 
-int runargs_check_kernel(const ptx_func *kernel, const runargs_arg *args, size_t nargs,
+int runargs_check_kernel(const ptxjit_kernel_info *kernel, const runargs_arg *args, size_t nargs,
                          char *err, size_t errlen)
 {
     if (check_count(kernel, nargs, err, errlen))
         return -1;
     for (size_t i = 0; i < nargs; i++) {
-        const ptx_var *p = kernel->params[i];
+        const ptxjit_param_info *p = &kernel->params[i];
         uint64_t psize;
         uint32_t palign;
         char ty[96];
         runargs_param_type_str(p, ty, sizeof ty);
         if (runargs_param_layout(p, &psize, &palign))
-            return fail(err, errlen, "parameter '%s' of kernel '%s' has %s type %s", p->name,
-                        kernel->name, p->ndims ? "an unsized array" : "no sized", ty);
+            return fail(err, errlen, "parameter '%s' of kernel '%s' has %s type %s",
+                        param_name(p), kernel->name, p->ndims ? "an unsized array" : "no sized",
+                        ty);
         const runargs_arg *a = &args[i];
         size_t asize = runargs_arg_param_size(a);
         if (asize == psize)
@@ -605,50 +599,40 @@ int runargs_check_kernel(const ptx_func *kernel, const runargs_arg *args, size_t
             return fail(err, errlen,
                         "--arg %zu (%s) is a buffer (an 8-byte pointer) but parameter '%s' is %s (%"
                         PRIu64 " bytes)",
-                        i, a->spec, p->name, ty, psize);
+                        i, a->spec, param_name(p), ty, psize);
         return fail(err, errlen, "--arg %zu (%s) is %zu bytes but parameter '%s' is %s (%" PRIu64
                     " bytes)",
-                    i, a->spec, asize, p->name, ty, psize);
+                    i, a->spec, asize, param_name(p), ty, psize);
     }
     return 0;
 }
 
-int runargs_pack_params(const ptx_func *kernel, const runargs_arg *args, size_t nargs,
+int runargs_pack_params(const ptxjit_kernel_info *kernel, const runargs_arg *args, size_t nargs,
                         void **buf, size_t *size, size_t *offsets, char *err, size_t errlen)
 {
     *buf = NULL;
     *size = 0;
     if (runargs_check_kernel(kernel, args, nargs, err, errlen))
         return -1;
-    uint64_t off = 0;
     for (size_t i = 0; i < nargs; i++) {
-        uint64_t psize;
-        uint32_t palign;
-        runargs_param_layout(kernel->params[i], &psize, &palign); /* checked above */
         if (args[i].is_buffer && !args[i].data)
             return fail(err, errlen, "--arg %zu (%s): buffer not materialized", i, args[i].spec);
-        off = (off + palign - 1) / palign * palign;
         if (offsets)
-            offsets[i] = (size_t)off;
-        off += psize;
+            offsets[i] = kernel->params[i].offset;
     }
-    unsigned char *b = calloc(1, off ? (size_t)off : 1);
+    size_t total = kernel->param_bytes;
+    unsigned char *b = calloc(1, total ? total : 1);
     if (!b)
-        return fail(err, errlen, "cannot allocate a %" PRIu64 "-byte parameter block", off);
-    off = 0;
+        return fail(err, errlen, "cannot allocate a %zu-byte parameter block", total);
     for (size_t i = 0; i < nargs; i++) {
-        uint64_t psize;
-        uint32_t palign;
-        runargs_param_layout(kernel->params[i], &psize, &palign);
-        off = (off + palign - 1) / palign * palign;
+        const ptxjit_param_info *p = &kernel->params[i];
         if (args[i].is_buffer)
-            put_le(b + off, (uint64_t)(uintptr_t)args[i].data, 8);
+            put_le(b + p->offset, (uint64_t)(uintptr_t)args[i].data, 8);
         else
-            put_le(b + off, args[i].scalar, (size_t)psize);
-        off += psize;
+            put_le(b + p->offset, args[i].scalar, p->size);
     }
     *buf = b;
-    *size = (size_t)off;
+    *size = total;
     return 0;
 }
 

@@ -72,7 +72,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "ptx.h"
+#include "ptxjit/ptxjit.h"
 
 /* ---- element types ---- */
 
@@ -153,14 +153,17 @@ size_t runargs_arg_param_size(const runargs_arg *a);
 
 /* ---- kernel parameters ---- */
 
-/* Size and alignment of a kernel .param: size = type size x vector width x
- * product of array dims; alignment = .align when given, else the element's
- * natural alignment (type size x vector width).  Returns -1 for a parameter
+/* Kernels are described by ptxjit_kernel_info (ptxjit_kernel_info_of), which
+ * a module loaded from the compiled-code cache has without any parse. */
+
+/* Size and alignment of a kernel .param as the library laid it out (size =
+ * type size x vector width x product of array dims; alignment = .align when
+ * given, else the element's natural alignment).  Returns -1 for a parameter
  * without a size (an unsized array [] or no type). */
-int runargs_param_layout(const ptx_var *param, uint64_t *size, uint32_t *align);
+int runargs_param_layout(const ptxjit_param_info *param, uint64_t *size, uint32_t *align);
 
 /* Writes the parameter's type as in messages: ".u32", ".b8[16]", ".v2.f32". */
-void runargs_param_type_str(const ptx_var *param, char *buf, size_t len);
+void runargs_param_type_str(const ptxjit_param_info *param, char *buf, size_t len);
 
 /* Checks the arguments against kernel->params: their count, then for each
  * its size (buffers need an 8-byte parameter).  Messages:
@@ -168,19 +171,19 @@ void runargs_param_type_str(const ptx_var *param, char *buf, size_t len);
  *   --arg 2 (u16:5) is 2 bytes but parameter 'n' is .u32 (4 bytes)
  *   --arg 0 (f32[4]:zeros) is a buffer (an 8-byte pointer) but parameter 'n' is .u32 (4 bytes)
  *   parameter 'p' of kernel 'k' has an unsized array type .b8[] */
-int runargs_check_kernel(const ptx_func *kernel, const runargs_arg *args, size_t nargs,
+int runargs_check_kernel(const ptxjit_kernel_info *kernel, const runargs_arg *args, size_t nargs,
                          char *err, size_t errlen);
 
 /* Builds the kernel parameter block laid out like CUDA's: parameter i at
- * the first offset at or after the end of parameter i-1 that is a multiple of
- * its alignment (runargs_param_layout), padding zeroed; scalars as their
+ * its offset in kernel->params (the first offset at or after the end of
+ * parameter i-1 that is a multiple of its alignment), padding zeroed; scalars as their
  * little-endian bits, buffers as the 8-byte address of their data.  Runs
  * runargs_check_kernel first, and needs every buffer materialized.  On
  * success *buf (malloc'd, free() it; never NULL, even for no parameters)
  * holds *size bytes: the end of the last parameter, not padded further.  When
  * offsets is non-NULL, offsets[i] receives parameter i's offset (it must have
  * room for nargs entries). */
-int runargs_pack_params(const ptx_func *kernel, const runargs_arg *args, size_t nargs,
+int runargs_pack_params(const ptxjit_kernel_info *kernel, const runargs_arg *args, size_t nargs,
                         void **buf, size_t *size, size_t *offsets, char *err, size_t errlen);
 
 /* ---- -g / -b ---- */

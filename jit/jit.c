@@ -55,6 +55,10 @@ static void init_llvm(void)
     LLVMInitializeNativeAsmPrinter();
 }
 
+/* The settings below, spelled for jit_options(). */
+#define JIT_PASSES "default<O2>"
+#define JIT_OPTIONS "passes=" JIT_PASSES ";codegen=default;reloc=pic;model=small"
+
 static LLVMTargetMachineRef host_machine(jit_engine *j, char *err, size_t errlen)
 {
     j->triple = LLVMGetDefaultTargetTriple();
@@ -136,6 +140,13 @@ LLVMTargetMachineRef jit_target_machine(jit_engine *j) { return j->tm; }
 const char *jit_triple(jit_engine *j) { return j->triple; }
 const char *jit_cpu(jit_engine *j) { return j->cpu; }
 const char *jit_features(jit_engine *j) { return j->features; }
+const char *jit_options(jit_engine *j) { return JIT_OPTIONS; }
+
+bool jit_dumps_requested(void)
+{
+    const char *ir = getenv("PTXJIT_DUMP_IR"), *as = getenv("PTXJIT_DUMP_ASM");
+    return (ir && *ir) || (as && *as);
+}
 
 /* PTXJIT_DUMP_IR=FILE and PTXJIT_DUMP_ASM=FILE write the optimized IR and
  * the assembly of every module compiled (debugging aid). */
@@ -157,7 +168,7 @@ int jit_compile(jit_engine *j, LLVMModuleRef m, void **obj, size_t *size, jit_ti
 {
     double t0 = now();
     LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
-    LLVMErrorRef e = LLVMRunPasses(m, "default<O2>", j->tm, opts);
+    LLVMErrorRef e = LLVMRunPasses(m, JIT_PASSES, j->tm, opts);
     LLVMDisposePassBuilderOptions(opts);
     if (e) {
         LLVMDisposeModule(m);

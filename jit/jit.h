@@ -10,6 +10,7 @@
 
 #include <llvm-c/Core.h>
 #include <llvm-c/TargetMachine.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef struct jit_engine jit_engine;
@@ -31,6 +32,16 @@ LLVMTargetMachineRef jit_target_machine(jit_engine *j);
 const char *jit_triple(jit_engine *j);
 const char *jit_cpu(jit_engine *j);
 const char *jit_features(jit_engine *j);
+/* Every other setting that shapes the object (pass pipeline, codegen
+ * level, relocation and code models), as one string for cache keys: a new
+ * option must be added here. */
+const char *jit_options(jit_engine *j);
+/* A hash of the compiler's own sources (frontend, lower, jit, the ABI
+ * header), made at build time: objects of another build are never reused. */
+extern const char jit_build_id[];
+/* Whether PTXJIT_DUMP_IR or PTXJIT_DUMP_ASM asks to see each compiled
+ * module: a cached object would skip the dump. */
+bool jit_dumps_requested(void);
 
 typedef struct jit_times {
     double optimize, codegen, load;

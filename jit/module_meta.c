@@ -31,14 +31,18 @@ void module_meta_free(module_meta *mm)
     memset(mm, 0, sizeof *mm);
 }
 
+_Static_assert(PTX_MAX_DIMS <= PTXJIT_MAX_DIMS, "parameter dimensions do not fit");
+
 /* CUDA's layout: each parameter at the next multiple of its alignment
  * (.align if given, else the element size). */
 static int param_info(const ptx_var *p, uint32_t *off, ptxjit_param_info *pi)
 {
     uint32_t esz = ptx_type_size(p->type) * (p->vec ? p->vec : 1);
     uint64_t count = 1;
-    for (uint32_t d = 0; d < p->ndims && d < PTX_MAX_DIMS; d++)
+    for (uint32_t d = 0; d < p->ndims && d < PTX_MAX_DIMS; d++) {
         count *= p->dims[d]; /* an unsized [] gives 0 bytes */
+        pi->dims[pi->ndims++] = p->dims[d];
+    }
     uint64_t size = esz * count;
     uint32_t align = p->align ? p->align : (esz ? esz : 1);
     if (size > UINT32_MAX / 2)

@@ -34,4 +34,13 @@ void module_meta_free(module_meta *mm);
 struct lower_result;
 int module_meta_from_lower(const struct lower_result *lr, module_meta *mm);
 
+/* The metadata and the object file as one byte string, and back
+ * (module_meta_io.c).  pack: -1 when out of memory.  unpack: -1 with the
+ * problem in why when buf is not a well-formed packing; *obj then points
+ * into buf. */
+int module_meta_pack(const module_meta *mm, const void *obj, size_t objsize, void **out,
+                     size_t *outlen);
+int module_meta_unpack(const void *buf, size_t len, module_meta *mm, const void **obj,
+                       size_t *objsize, char *why, size_t whylen);
+
 #endif

@@ -1,17 +1,21 @@
 /* ptxjit.c - the whole pipeline in order, behind the embedding API:
  *
- *   PTX text -> parse -> check -> lower (LLVM IR, verified) -> optimize ->
- *   codegen -> (object file + module metadata) -> load (a JIT unit) ->
- *   look up warp functions and variables -> launch (rt)
+ *   PTX text -> cache key -> cache lookup
+ *     hit:  (object file + module metadata) from the cache
+ *     miss: parse -> check -> lower (LLVM IR, verified) -> optimize ->
+ *           codegen -> (object file + module metadata) -> cache store
+ *   -> load (a JIT unit) -> look up warp functions and variables -> launch (rt)
  *
  * Each stage only runs on the previous stage's clean output.  The object
  * file and its metadata are the seam where the compiled-code cache sits:
  * loading needs neither the PTX nor LLVM IR. */
 #include "ptxjit/ptxjit.h"
 
+#include "cache.h"
 #include "jit.h"
 #include "launch.h"
 #include "lower.h"
+#include "module_key.h"
 #include "module_meta.h"
 #include "ptx.h"
 
@@ -43,6 +47,7 @@ struct ptxjit_ctx {
     rt_device *dev;
     jit_engine *jit;
     LLVMContextRef llvm;
+    cache *cache;         /* NULL: off */
     pthread_mutex_t lock; /* LLVM contexts are single-threaded: one load at a time */
 };
 
@@ -77,6 +82,11 @@ ptxjit_ctx *ptxjit_create(unsigned threads, char *err, size_t errlen)
     }
     c->llvm = LLVMContextCreate();
     pthread_mutex_init(&c->lock, NULL);
+    if (ptxjit_set_cache(c, NULL)) {
+        snprintf(err, errlen, "out of memory");
+        ptxjit_destroy(c);
+        return NULL;
+    }
     return c;
 }
 
@@ -86,6 +96,7 @@ void ptxjit_destroy(ptxjit_ctx *c)
         return;
     rt_device_destroy(c->dev);
     jit_destroy(c->jit);
+    cache_close(c->cache);
     if (c->llvm) {
         LLVMContextDispose(c->llvm);
         pthread_mutex_destroy(&c->lock);
@@ -94,6 +105,32 @@ void ptxjit_destroy(ptxjit_ctx *c)
 }
 
 unsigned ptxjit_workers(const ptxjit_ctx *c) { return rt_device_workers(c->dev); }
+
+ptxjit_status ptxjit_set_cache(ptxjit_ctx *c, const ptxjit_cache_opts *opts)
+{
+    cache_config env;
+    char warn[256];
+    if (cache_config_from_env(&env, warn, sizeof warn))
+        return PTXJIT_ERR_NOMEM;
+    /* The environment's PTXJIT_CACHE_DISABLE wins: it is the user's switch. */
+    bool on = env.enabled && (!opts || opts->enabled);
+    const char *dir = opts && opts->dir ? opts->dir : env.dir;
+    uint64_t max = opts && opts->max_bytes ? opts->max_bytes : env.max_bytes;
+    if (on && warn[0] && !(opts && opts->max_bytes))
+        fprintf(stderr, "ptxjit: warning: %s\n", warn);
+    if (on && !dir)
+        fprintf(stderr, "ptxjit: warning: no home directory and no PTXJIT_CACHE_PATH: "
+                "compilation cache off\n");
+    cache *cc = on && dir ? cache_open(dir, max) : NULL;
+    cache_config_free(&env);
+    if (on && dir && !cc)
+        return PTXJIT_ERR_NOMEM;
+    cache_close(c->cache);
+    c->cache = cc;
+    return PTXJIT_OK;
+}
+
+const char *ptxjit_cache_dir(const ptxjit_ctx *c) { return c->cache ? cache_dir(c->cache) : NULL; }
 
 /* Renders diagnostics into a malloc'd log (the same text ptxjit check prints). */
 static char *render_log(const ptx_diags *d, const char *name, const char *src, size_t len)
@@ -201,21 +238,66 @@ static const ptx_func *find_entry(const ptx_module *ir, const char *name)
     return NULL;
 }
 
-static ptxjit_module *load_locked(ptxjit_ctx *c, const char *src, size_t len, const char *name,
-                                  char **log, ptxjit_stats *stats)
+/* A cache hit: the object and metadata of an earlier compile, loaded
+ * without the PTX.  An entry that passed the cache's checks but does not
+ * unpack or load is deleted, and the caller compiles. */
+static ptxjit_module *load_cached(ptxjit_ctx *c, const cache_key *key, ptxjit_stats *st)
 {
-    ptxjit_stats st = {0};
+    double t0 = now();
+    void *payload;
+    size_t size;
+    if (cache_get(c->cache, key, &payload, &size)) {
+        st->cache += now() - t0;
+        return NULL;
+    }
+    module_meta mm;
+    const void *obj;
+    size_t objsize;
+    char why[512];
+    ptxjit_module *m = NULL;
+    int bad = module_meta_unpack(payload, size, &mm, &obj, &objsize, why, sizeof why);
+    st->cache += now() - t0;
+    if (!bad) {
+        t0 = now();
+        m = instantiate(c, obj, objsize, &mm, why, sizeof why);
+        st->load = now() - t0;
+    }
+    if (!m)
+        cache_drop(c->cache, key, why);
+    free(payload);
+    return m;
+}
+
+static void store(ptxjit_ctx *c, const cache_key *key, const module_meta *mm, const void *obj,
+                  size_t objsize, ptxjit_stats *st)
+{
+    double t0 = now();
+    void *payload;
+    size_t size;
+    if (!module_meta_pack(mm, obj, objsize, &payload, &size)) {
+        cache_put(c->cache, key, payload, size);
+        free(payload);
+    }
+    st->cache += now() - t0;
+}
+
+/* A miss (or no cache): compile, store when key is given, load. */
+static ptxjit_module *load_compiled(ptxjit_ctx *c, const char *src, size_t len, const char *name,
+                                    const cache_key *key, char **log, ptxjit_stats *st)
+{
     ptx_diags d = {0};
     ptx_module *ir = NULL;
     void *obj = NULL;
     size_t objsize = 0;
     module_meta mm = {0};
     ptxjit_module *m = NULL;
-    if (!compile_ptx(c, src, len, name, &ir, &obj, &objsize, &mm, &d, &st)) {
+    if (!compile_ptx(c, src, len, name, &ir, &obj, &objsize, &mm, &d, st)) {
+        if (key)
+            store(c, key, &mm, obj, objsize, st);
         char err[512];
         double t0 = now();
         m = instantiate(c, obj, objsize, &mm, err, sizeof err);
-        st.load = now() - t0;
+        st->load = now() - t0;
         if (!m)
             ptx_diag_add(&d, (ptx_loc){1, 1}, "%s", err);
     }
@@ -230,10 +312,39 @@ static ptxjit_module *load_locked(ptxjit_ctx *c, const char *src, size_t len, co
     m->ir = ir;
     for (uint32_t i = 0; i < m->nkernels; i++)
         m->kernels[i].decl = find_entry(ir, m->kernels[i].rt.name);
-    m->stats = st;
+    ptx_diags_free(&d);
+    return m;
+}
+
+/* key -> lookup -> hit: load | miss: compile, store, load. */
+static ptxjit_module *load_locked(ptxjit_ctx *c, const char *src, size_t len, const char *name,
+                                  char **log, ptxjit_stats *stats)
+{
+    ptxjit_stats st = {0};
+    /* A dump of the IR or assembly needs a compile: no lookup then. */
+    bool use_cache = c->cache && !jit_dumps_requested();
+    cache_key key;
+    ptxjit_module *m = NULL;
+    if (use_cache) {
+        double t0 = now();
+        module_key_inputs in;
+        module_key_inputs_of(c->jit, src, len, &in);
+        module_key(&in, &key);
+        st.cache = now() - t0;
+        m = load_cached(c, &key, &st);
+        st.cache_result = m ? PTXJIT_CACHE_HIT : PTXJIT_CACHE_MISS;
+    }
+    if (!m)
+        m = load_compiled(c, src, len, name, use_cache ? &key : NULL, log, &st);
+    if (use_cache && m) { /* counts modules loaded, not PTX errors */
+        double t0 = now();
+        cache_record(c->cache, st.cache_result == PTXJIT_CACHE_HIT);
+        st.cache += now() - t0;
+    }
+    if (m)
+        m->stats = st;
     if (stats)
         *stats = st;
-    ptx_diags_free(&d);
     return m;
 }
 

@@ -19,9 +19,19 @@ typedef struct ptxjit_ctx ptxjit_ctx;
 typedef struct ptxjit_module ptxjit_module;
 typedef struct ptxjit_kernel ptxjit_kernel;
 
-/* Seconds spent in each stage of ptxjit_load. */
+/* What the compiled-code cache did for a ptxjit_load. */
+typedef enum ptxjit_cache_result {
+    PTXJIT_CACHE_OFF = 0, /* not used: disabled, or PTXJIT_DUMP_IR/ASM asked for a compile */
+    PTXJIT_CACHE_MISS,    /* compiled (and stored, if the cache is writable) */
+    PTXJIT_CACHE_HIT,     /* loaded from the cache: no parse, no LLVM */
+} ptxjit_cache_result;
+
+/* Seconds spent in each stage of ptxjit_load.  On a cache hit parse,
+ * lower, optimize and codegen are 0. */
 typedef struct ptxjit_stats {
     double parse, lower, optimize, codegen, load;
+    double cache;                     /* key, lookup, decompression, store */
+    ptxjit_cache_result cache_result;
 } ptxjit_stats;
 
 typedef enum ptxjit_status {
@@ -34,13 +44,35 @@ typedef enum ptxjit_status {
     PTXJIT_ERR_NOMEM,
 } ptxjit_status;
 
-/* threads = 0: $PTXJIT_THREADS, else one worker per online CPU. */
+/* threads = 0: $PTXJIT_THREADS, else one worker per online CPU.  The
+ * context's compiled-code cache is set up from the environment (see
+ * ptxjit_set_cache). */
 ptxjit_ctx *ptxjit_create(unsigned threads, char *err, size_t errlen);
 void ptxjit_destroy(ptxjit_ctx *ctx);
 /* Number of worker threads that run a launch's CTAs. */
 unsigned ptxjit_workers(const ptxjit_ctx *ctx);
 
-/* Parses, checks, lowers and compiles a PTX module.  On failure returns
+/* The compiled-code cache of a context: a second load of the same PTX
+ * skips parsing and LLVM.  Entries live in dir (NULL: $PTXJIT_CACHE_PATH,
+ * else $XDG_CACHE_HOME/ptxjit, else ~/.cache/ptxjit), whose entries are
+ * kept under max_bytes (0: $PTXJIT_CACHE_MAXSIZE, else 256 MiB) by
+ * evicting the least recently used.  PTXJIT_CACHE_DISABLE=1 in the
+ * environment turns it off whatever is asked here. */
+typedef struct ptxjit_cache_opts {
+    bool enabled;
+    const char *dir;
+    uint64_t max_bytes;
+} ptxjit_cache_opts;
+
+/* Replaces the context's cache settings (opts NULL: from the environment,
+ * as ptxjit_create does).  PTXJIT_OK, or PTXJIT_ERR_NOMEM.  Not while a
+ * load on the context is running. */
+ptxjit_status ptxjit_set_cache(ptxjit_ctx *ctx, const ptxjit_cache_opts *opts);
+/* The cache directory in use, or NULL when the context has no cache. */
+const char *ptxjit_cache_dir(const ptxjit_ctx *ctx);
+
+/* Parses, checks, lowers and compiles a PTX module, or loads the object
+ * compiled earlier for the same PTX from the cache.  On failure returns
  * NULL and, if log is non-NULL, *log receives the diagnostics as
  * "name:line:col: error: ..." lines (free() it). */
 ptxjit_module *ptxjit_load(ptxjit_ctx *ctx, const char *ptx, size_t len, const char *name,
@@ -50,14 +82,18 @@ void ptxjit_module_unload(ptxjit_module *m);
 /* The stage timings of the ptxjit_load that produced m. */
 ptxjit_stats ptxjit_module_stats(const ptxjit_module *m);
 
+#define PTXJIT_MAX_DIMS 4
+
 /* A kernel parameter, as CUDA lays it out in the parameter buffer. */
 typedef struct ptxjit_param_info {
     const char *name;
     const char *type;        /* PTX type without the dot: "u64", "f32", "b8" */
     uint32_t vec;            /* 0, 2 or 4 (.v2, .v4) */
-    uint64_t count;          /* array elements; 1 for a scalar */
+    uint64_t count;          /* array elements; 1 for a scalar, 0 for an unsized [] */
     uint32_t offset;         /* bytes from the start of the buffer */
     uint32_t size, align;    /* bytes */
+    uint32_t ndims;          /* array dimensions as declared: .b8 a[2][3] is */
+    uint64_t dims[PTXJIT_MAX_DIMS]; /* ndims 2, dims {2, 3}; 0 for [] */
 } ptxjit_param_info;
 
 /* What launching a kernel needs to know, available without the PTX. */

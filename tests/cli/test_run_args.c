@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "half.h"
-#include "ptx.h"
+#include "ptxjit/ptxjit.h"
 #include "run_args.h"
 
 /* ---- helpers ---- */
@@ -860,36 +860,48 @@ static const char kernels_src[] =
     ".entry none()\n{\n    ret;\n}\n"
     ".entry one(.param .u32 x)\n{\n    ret;\n}\n";
 
-static ptx_module *mod;
+/* The kernels are loaded through the library, so their parameter layout is
+ * the one `ptxjit run` gets (from a compile or from the cache). */
+static ptxjit_ctx *ctx;
+static ptxjit_module *mod;
+
+static ptxjit_module *load(const char *src)
+{
+    char *log = NULL;
+    ptxjit_module *m = ptxjit_load(ctx, src, strlen(src), "k.ptx", &log, NULL);
+    if (!m)
+        fprintf(stderr, "load failed: %s\n", log ? log : "oom");
+    free(log);
+    return m;
+}
 
 static int setup_module(void **state)
 {
     (void)state;
-    ptx_diags d = {0};
-    mod = ptx_parse(kernels_src, strlen(kernels_src), "k.ptx", &d);
-    if (!mod || d.n) {
-        fprintf(stderr, "parse failed: %s\n", d.n ? d.v[0].msg : "oom");
-        ptx_diags_free(&d);
+    char err[256];
+    ctx = ptxjit_create(1, err, sizeof err);
+    if (!ctx) {
+        fprintf(stderr, "ptxjit_create: %s\n", err);
         return -1;
     }
-    ptx_diags_free(&d);
-    return 0;
+    mod = load(kernels_src);
+    return mod ? 0 : -1;
 }
 
 static int teardown_module(void **state)
 {
     (void)state;
-    ptx_module_free(mod);
+    ptxjit_module_unload(mod);
+    ptxjit_destroy(ctx);
     return 0;
 }
 
-static const ptx_func *kernel(const char *name)
+static const ptxjit_kernel_info *kernel(const char *name)
 {
-    for (uint32_t i = 0; i < mod->nitems; i++)
-        if (mod->items[i].kind == PTX_ITEM_FUNC && !strcmp(mod->items[i].func->name, name))
-            return mod->items[i].func;
-    fail_msg("no kernel %s", name);
-    return NULL;
+    const ptxjit_kernel *k = ptxjit_kernel_get(mod, name);
+    if (!k)
+        fail_msg("no kernel %s", name);
+    return ptxjit_kernel_info_of(k);
 }
 
 /* Parses n specs into args. */
@@ -908,50 +920,45 @@ static void free_args(runargs_arg *args, size_t n)
 static void test_param_layout(void **state)
 {
     (void)state;
-    const ptx_func *k = kernel("mixed");
+    const ptxjit_kernel_info *k = kernel("mixed");
     static const uint64_t sizes[] = {1, 8, 2, 20, 4, 3, 4, 8};
     static const uint32_t aligns[] = {1, 8, 2, 16, 4, 8, 4, 8};
     assert_int_equal(k->nparams, 8);
     for (uint32_t i = 0; i < 8; i++) {
         uint64_t sz;
         uint32_t al;
-        assert_int_equal(runargs_param_layout(k->params[i], &sz, &al), 0);
+        assert_int_equal(runargs_param_layout(&k->params[i], &sz, &al), 0);
         assert_int_equal(sz, sizes[i]);
         assert_int_equal(al, aligns[i]);
     }
     char ty[64];
-    runargs_param_type_str(k->params[3], ty, sizeof ty);
+    runargs_param_type_str(&k->params[3], ty, sizeof ty);
     assert_string_equal(ty, ".b8[20]");
-    runargs_param_type_str(k->params[7], ty, sizeof ty);
+    runargs_param_type_str(&k->params[7], ty, sizeof ty);
     assert_string_equal(ty, ".f64");
 
     k = kernel("scale");
     uint64_t sz;
     uint32_t al;
     /* .ptr.global.align 16 is the pointee's alignment, not the parameter's */
-    assert_int_equal(runargs_param_layout(k->params[0], &sz, &al), 0);
+    assert_int_equal(runargs_param_layout(&k->params[0], &sz, &al), 0);
     assert_int_equal(sz, 8);
     assert_int_equal(al, 8);
-    assert_int_equal(runargs_param_layout(k->params[3], &sz, &al), 0);
+    assert_int_equal(runargs_param_layout(&k->params[3], &sz, &al), 0);
     assert_int_equal(sz, 6);
     assert_int_equal(al, 1);
-    runargs_param_type_str(k->params[3], ty, sizeof ty);
+    runargs_param_type_str(&k->params[3], ty, sizeof ty);
     assert_string_equal(ty, ".b8[2][3]");
 
     /* hand-built vector and unsized parameters */
-    ptx_var v = {0};
-    v.name = "v";
-    v.type = PTX_TYPE_F32;
-    v.vec = 4;
+    ptxjit_param_info v = {.name = "v", .type = "f32", .vec = 4, .count = 1, .size = 16,
+                           .align = 16};
     assert_int_equal(runargs_param_layout(&v, &sz, &al), 0);
     assert_int_equal(sz, 16);
     assert_int_equal(al, 16);
     runargs_param_type_str(&v, ty, sizeof ty);
     assert_string_equal(ty, ".v4.f32");
-    ptx_var u = {0};
-    u.name = "u";
-    u.type = PTX_TYPE_B8;
-    u.ndims = 1;
+    ptxjit_param_info u = {.name = "u", .type = "b8", .ndims = 1, .align = 1};
     assert_int_equal(runargs_param_layout(&u, &sz, &al), -1);
     runargs_param_type_str(&u, ty, sizeof ty);
     assert_string_equal(ty, ".b8[]");
@@ -961,7 +968,7 @@ static void test_param_layout(void **state)
 static void test_check_by_value_array(void **state)
 {
     (void)state;
-    const ptx_func *k = kernel("mixed");
+    const ptxjit_kernel_info *k = kernel("mixed");
     static const char *const specs[] = {"u8:7", "u64:0x1122334455667788", "u16:0xBEEF",
                                         "u8:1", "f32:1", "u8:2", "u32:9", "f64:1"};
     runargs_arg args[8];
@@ -982,11 +989,9 @@ static void test_pack_offsets(void **state)
         "    .param .f32 d, .param .align 8 .b8 t[2], .param .u32 e, .param .f64 f,\n"
         "    .param .u64 p, .param .b8 q[1], .param .f16 g, .param .align 4 .b8 w[1])\n"
         "{\n    ret;\n}\n";
-    ptx_diags d = {0};
-    ptx_module *m = ptx_parse(src, strlen(src), "k.ptx", &d);
+    ptxjit_module *m = load(src);
     assert_non_null(m);
-    assert_int_equal(d.n, 0);
-    const ptx_func *k = m->items[0].func;
+    const ptxjit_kernel_info *k = ptxjit_kernel_info_of(ptxjit_kernel_get(m, "k"));
     assert_int_equal(k->nparams, 12);
 
     static const char *const specs[] = {
@@ -1042,14 +1047,13 @@ static void test_pack_offsets(void **state)
     assert_null(buf);
 
     free_args(args, 12);
-    ptx_module_free(m);
-    ptx_diags_free(&d);
+    ptxjit_module_unload(m);
 }
 
 static void test_pack_vadd_and_empty(void **state)
 {
     (void)state;
-    const ptx_func *k = kernel("vadd");
+    const ptxjit_kernel_info *k = kernel("vadd");
     static const char *const specs[] = {"f32[8]:iota", "f32[8]:fill=1", "f32[8]:zeros"};
     runargs_arg args[3];
     parse_args(args, specs, 3);
@@ -1094,7 +1098,7 @@ static void test_check_kernel_messages(void **state)
     free_args(args, 2);
 
     /* scale(.u64 p, .u32 n, .f32 k, .b8 arr[2][3], .u16 h) */
-    const ptx_func *k = kernel("scale");
+    const ptxjit_kernel_info *k = kernel("scale");
     static const char *const specs[] = {"f32[4]:zeros", "u16:5", "f32:1", "u8:0", "u16:0"};
     runargs_arg five[5];
     parse_args(five, specs, 5);
@@ -1126,15 +1130,8 @@ static void test_check_kernel_messages(void **state)
     free_args(five, 5);
 
     /* a parameter without a size */
-    ptx_var u = {0};
-    u.name = "p";
-    u.type = PTX_TYPE_B8;
-    u.ndims = 1;
-    ptx_var *up = &u;
-    ptx_func fk = {0};
-    fk.name = "k";
-    fk.params = &up;
-    fk.nparams = 1;
+    ptxjit_param_info u = {.name = "p", .type = "b8", .ndims = 1, .align = 1};
+    ptxjit_kernel_info fk = {.name = "k", .nparams = 1, .params = &u};
     arg_ok("u8:1", 0, &args[0]);
     assert_int_equal(runargs_check_kernel(&fk, args, 1, errbuf, sizeof errbuf), -1);
     assert_string_equal(errbuf, "parameter 'p' of kernel 'k' has an unsized array type .b8[]");
