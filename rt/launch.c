@@ -54,17 +54,22 @@ typedef struct worker {
     rt_fault fault;
 } worker;
 
+/* Launches from several threads run at once: each worker index (pool
+ * thread or launching thread) has its own state, grown by the chunk that
+ * needs it. */
 struct rt_device {
     rt_pool *pool;
-    unsigned nworkers;
+    unsigned nworkers;       /* pool size: the device's parallelism */
+    unsigned nslots;         /* worker indices, launching threads included */
     worker *workers;
-    pthread_mutex_t lock; /* one launch at a time: workers' state is shared */
 };
 
 struct launch_ctx {
     rt_device *d;
     const rt_kernel *k;
     ptxjit_grid launch;
+    size_t smem;             /* shared bytes per CTA, static and dynamic */
+    uint32_t nwarps;
     rt_printf_log *log;
     atomic_int failed;
     pthread_mutex_t lock;
@@ -77,14 +82,14 @@ rt_device *rt_device_create(unsigned threads)
     rt_device *d = calloc(1, sizeof *d);
     if (!d)
         return NULL;
-    pthread_mutex_init(&d->lock, NULL);
     d->pool = rt_pool_create(threads);
     if (!d->pool) {
         free(d);
         return NULL;
     }
     d->nworkers = rt_pool_size(d->pool);
-    d->workers = calloc(d->nworkers, sizeof *d->workers);
+    d->nslots = rt_pool_slots(d->pool);
+    d->workers = calloc(d->nslots, sizeof *d->workers);
     if (!d->workers) {
         rt_device_destroy(d);
         return NULL;
@@ -107,11 +112,10 @@ void rt_device_destroy(rt_device *d)
 {
     if (!d)
         return;
-    for (unsigned i = 0; d->workers && i < d->nworkers; i++)
+    for (unsigned i = 0; d->workers && i < d->nslots; i++)
         worker_free(&d->workers[i]);
     free(d->workers);
     rt_pool_destroy(d->pool);
-    pthread_mutex_destroy(&d->lock);
     free(d);
 }
 
@@ -380,6 +384,12 @@ static int run_chunk(void *ctx, unsigned wi, uint64_t begin, uint64_t end)
     worker *w = &lc->d->workers[wi];
     if (atomic_load(&lc->failed))
         return 1;
+    if (!worker_prepare(w, lc->k, lc->nwarps, lc->smem ? lc->smem : 1, lc->launch.nthreads)) {
+        w->fault.kind = RT_ERR_NOMEM;
+        snprintf(w->fault.msg, sizeof w->fault.msg, "out of memory preparing a worker");
+        record_failure(lc, w, begin);
+        return 1;
+    }
     w->lc = lc;
     w->cta.launch = &lc->launch;
     w->cta.worker = w;
@@ -412,21 +422,8 @@ static rt_status check_config(const rt_launch_cfg *c, char *msg, size_t msglen)
     return RT_OK;
 }
 
-static rt_status launch_locked(rt_device *d, const rt_kernel *k, const rt_launch_cfg *cfg,
-                               char *msg, size_t msglen);
-
-/* Launches from several host threads run one after another. */
 rt_status rt_launch(rt_device *d, const rt_kernel *k, const rt_launch_cfg *cfg, char *msg,
                     size_t msglen)
-{
-    pthread_mutex_lock(&d->lock);
-    rt_status st = launch_locked(d, k, cfg, msg, msglen);
-    pthread_mutex_unlock(&d->lock);
-    return st;
-}
-
-static rt_status launch_locked(rt_device *d, const rt_kernel *k, const rt_launch_cfg *cfg,
-                               char *msg, size_t msglen)
 {
     rt_status st = check_config(cfg, msg, msglen);
     if (st)
@@ -441,13 +438,8 @@ static rt_status launch_locked(rt_device *d, const rt_kernel *k, const rt_launch
     lc.launch.dynamic_smem = cfg->dyn_smem;
     lc.launch.params = cfg->params;
     size_t align = k->dyn_smem_align ? k->dyn_smem_align : 16;
-    size_t smem = ((k->static_smem + align - 1) & ~(align - 1)) + cfg->dyn_smem;
-    uint32_t nwarps = (lc.launch.nthreads + PTXJIT_WARP_SIZE - 1) / PTXJIT_WARP_SIZE;
-    for (unsigned i = 0; i < d->nworkers; i++)
-        if (!worker_prepare(&d->workers[i], k, nwarps, smem ? smem : 1, lc.launch.nthreads)) {
-            snprintf(msg, msglen, "out of memory preparing workers for '%s'", k->name);
-            return RT_ERR_NOMEM;
-        }
+    lc.smem = ((k->static_smem + align - 1) & ~(align - 1)) + cfg->dyn_smem;
+    lc.nwarps = (lc.launch.nthreads + PTXJIT_WARP_SIZE - 1) / PTXJIT_WARP_SIZE;
     lc.log = rt_printf_log_create();
     if (!lc.log) {
         snprintf(msg, msglen, "out of memory");

@@ -1,12 +1,12 @@
-/* pool.c - worker threads, chunked parallel_for, futex sleeping.
+/* pool.c - worker threads, concurrent chunked parallel_for, futex sleeping.
  *
- * One launch at a time (launch_lock).  The launcher writes the job, then
- * hands it to the helpers it needs by bumping each one's `go` word; a helper
- * spins on its own word for a while and then sleeps on it with a futex.
- * Everyone claims chunks from next_chunk; each helper decrements `running`
- * when it has no more, and the launcher waits for zero, so a worker index
- * is never used by two threads at once and the job fields are never written
- * while a helper reads them.
+ * A launch posts a job (on the launching thread's stack) in the pool's job
+ * list and bumps `work_seq`; pool threads spin on that word for a while and
+ * then sleep on it with a futex.  A pool thread attaches to the oldest job
+ * with unclaimed chunks (under jobs_lock), claims chunks from it until none
+ * are left, detaches and looks again.  The launching thread runs chunks of
+ * its own job, then unlists it (so nobody attaches any more) and waits for
+ * the attached threads to detach; the job never outlives its launch.
  *
  * Sleep/wake handshakes are Dekker-style on seq_cst atomics: the sleeper
  * publishes "sleeping" then re-reads the word, the waker publishes the word
@@ -49,33 +49,41 @@ static inline void cpu_relax(void) {}
 
 #define RT_CACHE_LINE 64
 
-/* One pool thread.  Each sits on its own cache line so that a helper's
- * polling does not disturb the others. */
+/* One pool thread. */
 typedef struct rt_pool_slot {
-    alignas(RT_CACHE_LINE) _Atomic uint32_t go; /* bumped to hand over a job */
-    _Atomic uint32_t sleeping;                   /* in (or about to enter) futex wait */
     unsigned index;
     bool started;
     pthread_t thread;
     rt_pool *pool;
 } rt_pool_slot;
 
-struct rt_pool {
-    unsigned size;
-    rt_pool_slot *slots; /* [1, size); slot 0 is the caller and unused */
-    pthread_mutex_t launch_lock;
-    _Atomic bool stopping;
+/* Set in a job's `users` while its launcher sleeps waiting for them. */
+#define WAITER 0x80000000u
 
-    /* The job: written by the launcher only while no helper runs. */
+typedef struct rt_job {
     rt_pool_fn fn;
     void *ctx;
     uint64_t n, chunk, nchunks;
-
+    struct rt_job *next;               /* in the pool's list, under jobs_lock */
     alignas(RT_CACHE_LINE) _Atomic uint64_t next_chunk;
-    _Atomic int result; /* first nonzero fn result, 0 while none */
+    _Atomic int result;                /* first nonzero fn result, 0 while none */
+    alignas(RT_CACHE_LINE) _Atomic uint32_t users; /* pool threads attached, | WAITER */
+} rt_job;
 
-    alignas(RT_CACHE_LINE) _Atomic uint32_t running; /* helpers not yet done */
-    _Atomic uint32_t launcher_sleeping;
+struct rt_pool {
+    unsigned size;
+    rt_pool_slot *slots;               /* [1, size); slot 0 is a launcher's */
+    _Atomic bool stopping;
+
+    pthread_mutex_t jobs_lock;
+    rt_job *head, *tail;               /* running launches, oldest first */
+
+    pthread_mutex_t caller_lock;       /* launching threads' worker indices */
+    pthread_cond_t caller_free;
+    uint64_t callers;                  /* bit k: caller index k taken */
+
+    alignas(RT_CACHE_LINE) _Atomic uint32_t work_seq; /* bumped per posted job */
+    _Atomic uint32_t sleepers;         /* pool threads in (or entering) futex wait */
 };
 
 /* --- futex ---------------------------------------------------------------- */
@@ -130,100 +138,167 @@ static bool spin_again(rt_spin *s)
 /* Claims the next chunk unless all are gone or some fn failed.  A claimed
  * chunk always runs, so the chunks that ran form a prefix of [0, nchunks):
  * after a failure, everything before the failing chunk still ran. */
-static bool claim_chunk(rt_pool *p, uint64_t *begin, uint64_t *end)
+static bool claim_chunk(rt_job *j, uint64_t *begin, uint64_t *end)
 {
-    if (atomic_load(&p->result) != 0)
+    if (atomic_load(&j->result) != 0)
         return false;
     /* A compare-exchange rather than fetch_add: the counter never passes
      * nchunks, so it cannot wrap whatever n is. */
-    uint64_t c = atomic_load_explicit(&p->next_chunk, memory_order_relaxed);
+    uint64_t c = atomic_load_explicit(&j->next_chunk, memory_order_relaxed);
     do {
-        if (c >= p->nchunks)
+        if (c >= j->nchunks)
             return false;
-    } while (!atomic_compare_exchange_weak_explicit(&p->next_chunk, &c, c + 1,
+    } while (!atomic_compare_exchange_weak_explicit(&j->next_chunk, &c, c + 1,
                                                     memory_order_relaxed, memory_order_relaxed));
-    *begin = c * p->chunk;
-    *end = p->n - *begin > p->chunk ? *begin + p->chunk : p->n;
+    *begin = c * j->chunk;
+    *end = j->n - *begin > j->chunk ? *begin + j->chunk : j->n;
     return true;
 }
 
-static void run_chunks(rt_pool *p, unsigned worker)
+static void run_chunks(rt_job *j, unsigned worker)
 {
     uint64_t begin, end;
-    while (claim_chunk(p, &begin, &end)) {
-        int rc = p->fn(p->ctx, worker, begin, end);
+    while (claim_chunk(j, &begin, &end)) {
+        int rc = j->fn(j->ctx, worker, begin, end);
         if (rc != 0) {
             int none = 0;
-            atomic_compare_exchange_strong(&p->result, &none, rc);
+            atomic_compare_exchange_strong(&j->result, &none, rc);
             return;
         }
     }
 }
 
-/* --- helpers -------------------------------------------------------------- */
+/* --- the job list ----------------------------------------------------------- */
 
-/* Waits until the launcher bumps s->go past `seen`; returns the new value. */
-static uint32_t wait_for_job(rt_pool_slot *s, uint32_t seen)
+static bool has_work(rt_job *j)
 {
-    uint32_t go;
-    rt_spin spin = {0};
-    do {
-        go = atomic_load_explicit(&s->go, memory_order_acquire);
-        if (go != seen)
-            return go;
-    } while (spin_again(&spin));
-    atomic_store(&s->sleeping, 1);
-    while ((go = atomic_load(&s->go)) == seen)
-        futex_wait(&s->go, seen);
-    atomic_store_explicit(&s->sleeping, 0, memory_order_relaxed);
-    return go;
+    return atomic_load(&j->result) == 0 &&
+           atomic_load_explicit(&j->next_chunk, memory_order_relaxed) < j->nchunks;
 }
 
-static void helper_done(rt_pool *p)
+/* The oldest job with chunks left, attached to; NULL if none. */
+static rt_job *attach(rt_pool *p)
 {
-    /* The pool outlives this call: rt_pool_destroy joins before freeing.
-     * A wake that lands in the next launch's wait is harmless. */
-    if (atomic_fetch_sub(&p->running, 1) == 1 && atomic_load(&p->launcher_sleeping))
-        futex_wake(&p->running, 1);
+    pthread_mutex_lock(&p->jobs_lock);
+    rt_job *j = p->head;
+    while (j && !has_work(j))
+        j = j->next;
+    if (j)
+        atomic_fetch_add(&j->users, 1);
+    pthread_mutex_unlock(&p->jobs_lock);
+    return j;
+}
+
+/* After this the job may be gone: only the futex word's address is used. */
+static void detach(rt_job *j)
+{
+    if (atomic_fetch_sub(&j->users, 1) == (WAITER | 1))
+        futex_wake(&j->users, 1);
+}
+
+static void post(rt_pool *p, rt_job *j)
+{
+    pthread_mutex_lock(&p->jobs_lock);
+    if (p->tail)
+        p->tail->next = j;
+    else
+        p->head = j;
+    p->tail = j;
+    pthread_mutex_unlock(&p->jobs_lock);
+    atomic_fetch_add(&p->work_seq, 1);
+    /* Wake no more pool threads than there are chunks beyond the caller's. */
+    uint64_t want = j->nchunks - 1 < p->size - 1 ? j->nchunks - 1 : p->size - 1;
+    if (want && atomic_load(&p->sleepers))
+        futex_wake(&p->work_seq, (int)want);
+}
+
+static void unlist(rt_pool *p, rt_job *j)
+{
+    pthread_mutex_lock(&p->jobs_lock);
+    rt_job **pp = &p->head, *prev = NULL;
+    while (*pp != j) {
+        prev = *pp;
+        pp = &(*pp)->next;
+    }
+    *pp = j->next;
+    if (p->tail == j)
+        p->tail = prev;
+    pthread_mutex_unlock(&p->jobs_lock);
+}
+
+/* Waits until no pool thread is attached to the (unlisted) job. */
+static void wait_detached(rt_job *j)
+{
+    rt_spin spin = {0};
+    do {
+        if (atomic_load_explicit(&j->users, memory_order_acquire) == 0)
+            return;
+    } while (spin_again(&spin));
+    uint32_t u;
+    while ((u = atomic_load(&j->users)) & ~WAITER) {
+        if (u & WAITER || atomic_compare_exchange_strong(&j->users, &u, u | WAITER))
+            futex_wait(&j->users, u | WAITER);
+    }
+}
+
+/* --- pool threads ------------------------------------------------------------- */
+
+/* Waits until the job count moves past `seen` (or the pool stops). */
+static void wait_for_work(rt_pool *p, uint32_t seen)
+{
+    rt_spin spin = {0};
+    do {
+        if (atomic_load_explicit(&p->work_seq, memory_order_acquire) != seen)
+            return;
+    } while (spin_again(&spin));
+    atomic_fetch_add(&p->sleepers, 1);
+    while (atomic_load(&p->work_seq) == seen)
+        futex_wait(&p->work_seq, seen);
+    atomic_fetch_sub(&p->sleepers, 1);
 }
 
 static void *helper_main(void *arg)
 {
     rt_pool_slot *s = arg;
     rt_pool *p = s->pool;
-    uint32_t seen = 0;
     for (;;) {
-        seen = wait_for_job(s, seen);
+        uint32_t seen = atomic_load(&p->work_seq);
         if (atomic_load(&p->stopping))
             return NULL;
-        run_chunks(p, s->index);
-        helper_done(p);
+        rt_job *j = attach(p);
+        if (j) {
+            run_chunks(j, s->index);
+            detach(j);
+        } else {
+            wait_for_work(p, seen);
+        }
     }
 }
 
-/* Hands the current job to helper i, waking it only if it sleeps. */
-static void hand_job(rt_pool_slot *s)
+/* --- launching threads ---------------------------------------------------------- */
+
+/* A worker index for a launching thread: 0 if free, else size + k - 1. */
+static unsigned caller_acquire(rt_pool *p)
 {
-    atomic_fetch_add(&s->go, 1);
-    if (atomic_load(&s->sleeping))
-        futex_wake(&s->go, 1);
+    pthread_mutex_lock(&p->caller_lock);
+    while (p->callers == UINT64_MAX)
+        pthread_cond_wait(&p->caller_free, &p->caller_lock);
+    unsigned k = (unsigned)__builtin_ctzll(~p->callers);
+    p->callers |= 1ull << k;
+    pthread_mutex_unlock(&p->caller_lock);
+    return k == 0 ? 0 : p->size + k - 1;
 }
 
-static void wait_for_helpers(rt_pool *p)
+static void caller_release(rt_pool *p, unsigned worker)
 {
-    rt_spin spin = {0};
-    do {
-        if (atomic_load_explicit(&p->running, memory_order_acquire) == 0)
-            return;
-    } while (spin_again(&spin));
-    atomic_store(&p->launcher_sleeping, 1);
-    uint32_t r;
-    while ((r = atomic_load(&p->running)) != 0)
-        futex_wait(&p->running, r);
-    atomic_store_explicit(&p->launcher_sleeping, 0, memory_order_relaxed);
+    unsigned k = worker == 0 ? 0 : worker - p->size + 1;
+    pthread_mutex_lock(&p->caller_lock);
+    p->callers &= ~(1ull << k);
+    pthread_cond_signal(&p->caller_free);
+    pthread_mutex_unlock(&p->caller_lock);
 }
 
-/* --- parallel_for --------------------------------------------------------- */
+/* --- parallel_for ------------------------------------------------------------- */
 
 static uint64_t pick_chunk(const rt_pool *p, uint64_t n, uint64_t chunk)
 {
@@ -237,24 +312,23 @@ int rt_pool_parallel_for(rt_pool *p, uint64_t n, uint64_t chunk, rt_pool_fn fn, 
 {
     if (n == 0)
         return 0;
-    pthread_mutex_lock(&p->launch_lock);
-    p->fn = fn;
-    p->ctx = ctx;
-    p->n = n;
-    p->chunk = pick_chunk(p, n, chunk);
-    p->nchunks = (n - 1) / p->chunk + 1;
-    atomic_store_explicit(&p->next_chunk, 0, memory_order_relaxed);
-    atomic_store_explicit(&p->result, 0, memory_order_relaxed);
-    /* Wake no more helpers than there are chunks beyond the caller's. */
-    uint64_t helpers = p->nchunks - 1 < p->size - 1 ? p->nchunks - 1 : p->size - 1;
-    atomic_store(&p->running, (uint32_t)helpers);
-    for (unsigned i = 1; i <= helpers; i++)
-        hand_job(&p->slots[i]);
-    run_chunks(p, 0);
-    wait_for_helpers(p);
-    int rc = atomic_load(&p->result);
-    pthread_mutex_unlock(&p->launch_lock);
-    return rc;
+    rt_job j;
+    memset(&j, 0, sizeof j);
+    j.fn = fn;
+    j.ctx = ctx;
+    j.n = n;
+    j.chunk = pick_chunk(p, n, chunk);
+    j.nchunks = (n - 1) / j.chunk + 1;
+    unsigned me = caller_acquire(p);
+    if (j.nchunks > 1 && p->size > 1)
+        post(p, &j);
+    run_chunks(&j, me);
+    if (j.nchunks > 1 && p->size > 1) {
+        unlist(p, &j);
+        wait_detached(&j);
+    }
+    caller_release(p, me);
+    return atomic_load(&j.result);
 }
 
 /* --- create / destroy ----------------------------------------------------- */
@@ -287,9 +361,8 @@ static unsigned default_threads(void)
 static void stop_helpers(rt_pool *p)
 {
     atomic_store(&p->stopping, true);
-    for (unsigned i = 1; i < p->size; i++)
-        if (p->slots[i].started)
-            hand_job(&p->slots[i]);
+    atomic_fetch_add(&p->work_seq, 1);
+    futex_wake(&p->work_seq, INT32_MAX);
     for (unsigned i = 1; i < p->size; i++)
         if (p->slots[i].started)
             pthread_join(p->slots[i].thread, NULL);
@@ -297,7 +370,9 @@ static void stop_helpers(rt_pool *p)
 
 static void free_pool(rt_pool *p)
 {
-    pthread_mutex_destroy(&p->launch_lock);
+    pthread_mutex_destroy(&p->jobs_lock);
+    pthread_mutex_destroy(&p->caller_lock);
+    pthread_cond_destroy(&p->caller_free);
     free(p->slots);
     free(p);
 }
@@ -345,13 +420,14 @@ rt_pool *rt_pool_create(unsigned nthreads)
         return NULL;
     memset(p, 0, sizeof *p);
     p->size = nthreads;
-    p->slots = aligned_alloc(RT_CACHE_LINE, nthreads * sizeof *p->slots);
-    if (!p->slots || pthread_mutex_init(&p->launch_lock, NULL) != 0) {
-        free(p->slots);
+    p->slots = calloc(nthreads, sizeof *p->slots);
+    if (!p->slots) {
         free(p);
         return NULL;
     }
-    memset(p->slots, 0, nthreads * sizeof *p->slots);
+    pthread_mutex_init(&p->jobs_lock, NULL);
+    pthread_mutex_init(&p->caller_lock, NULL);
+    pthread_cond_init(&p->caller_free, NULL);
     if (!start_helpers(p)) {
         stop_helpers(p);
         free_pool(p);
@@ -364,10 +440,9 @@ void rt_pool_destroy(rt_pool *p)
 {
     if (!p)
         return;
-    pthread_mutex_lock(&p->launch_lock);
     stop_helpers(p);
-    pthread_mutex_unlock(&p->launch_lock);
     free_pool(p);
 }
 
 unsigned rt_pool_size(const rt_pool *p) { return p->size; }
+unsigned rt_pool_slots(const rt_pool *p) { return p->size + RT_POOL_CALLERS - 1; }

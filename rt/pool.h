@@ -3,10 +3,15 @@
  * A launch is one rt_pool_parallel_for over the grid's CTAs: the index
  * range is cut into chunks that workers claim one at a time from a shared
  * counter, so uneven CTAs balance themselves.  The calling thread takes part
- * as worker 0; pool threads are workers 1..size-1.  Worker indices are
- * exclusive (at most one thread runs as a given index at a time), so a
- * caller can keep per-worker state - shared-memory windows, fiber stacks -
- * in an array indexed by `worker` without locks.
+ * in its own launch; pool threads are workers 1..size-1 and take chunks of
+ * whichever launch is running (the oldest first).  Launches from several
+ * threads run at the same time, sharing the pool threads.
+ *
+ * Worker indices are exclusive (at most one thread runs as a given index at
+ * a time), so a caller can keep per-worker state - shared-memory windows,
+ * fiber stacks - in an array of rt_pool_slots() entries indexed by `worker`
+ * without locks.  A launching thread runs as worker 0 when no other launch
+ * holds it, else as one of the caller indices size .. slots-1.
  *
  * Idle workers spin briefly and then sleep on a futex, so back-to-back
  * launches cost microseconds and an idle pool costs no CPU. */
@@ -35,7 +40,14 @@ void rt_pool_destroy(rt_pool *p);
 /* Number of workers, including the calling thread's slot (worker 0). */
 unsigned rt_pool_size(const rt_pool *p);
 
-/* Runs items [begin, end) as worker `worker` (0 <= worker < size).  A
+/* Launches that can run at once; a further one waits for a free index. */
+#define RT_POOL_CALLERS 64u
+
+/* Number of distinct worker indices: size - 1 pool threads plus
+ * RT_POOL_CALLERS launching threads. */
+unsigned rt_pool_slots(const rt_pool *p);
+
+/* Runs items [begin, end) as worker `worker` (0 <= worker < slots).  A
  * nonzero return stops the launch (see rt_pool_parallel_for). */
 typedef int (*rt_pool_fn)(void *ctx, unsigned worker, uint64_t begin, uint64_t end);
 
@@ -45,9 +57,9 @@ typedef int (*rt_pool_fn)(void *ctx, unsigned worker, uint64_t begin, uint64_t e
  * value an fn returned; after that no further chunks start (chunks already
  * claimed by other workers finish).  n 0 returns 0 without calling fn.
  *
- * Calls from different threads on one pool are serialized by a mutex (they
- * are safe, not concurrent).  fn must not call rt_pool_parallel_for on the
- * same pool: it would wait for itself. */
+ * Calls from different threads run concurrently.  fn must not call
+ * rt_pool_parallel_for on the same pool (a worker would wait for work it
+ * holds up). */
 int rt_pool_parallel_for(rt_pool *p, uint64_t n, uint64_t chunk, rt_pool_fn fn, void *ctx);
 
 #endif

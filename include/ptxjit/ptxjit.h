@@ -6,7 +6,8 @@
  *   ptxjit_launch(ctx, k, &cfg, err, sizeof err);
  *
  * Device pointers are host pointers: pass buffers from malloc.  A context
- * may be used from several threads: loads and launches are serialized. */
+ * may be used from several threads: loads are serialized; launches run
+ * concurrently, sharing the worker threads. */
 #ifndef PTXJIT_PTXJIT_H
 #define PTXJIT_PTXJIT_H
 

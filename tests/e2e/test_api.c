@@ -2,7 +2,8 @@
  * layout as CUDA lays it out (offsets worked out by hand from the CUDA
  * rule: each parameter at the next multiple of its alignment), module
  * variables (initial values from the PTX, host writes seen by kernels),
- * each load having its own variables, and unloading. */
+ * each load having its own variables, and unloading; launches from several
+ * threads at once. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,9 @@
 #include <cmocka.h>
 
 #include "ptxjit/ptxjit.h"
+#include "test_util.h"
+
+#include <pthread.h>
 
 static ptxjit_ctx *ctx;
 
@@ -175,6 +179,77 @@ static void test_separate_instances(void **state)
     ptxjit_module_unload(b);
 }
 
+/* Launches from several threads at once on one context: block scans
+ * (barriers, dynamic shared memory: the per-worker state a launch grows)
+ * of different block sizes, each checked against a C scan.  A launch
+ * mixing another's shared memory or fibers would scramble the sums. */
+typedef struct scan_job {
+    const ptxjit_kernel *k;
+    uint32_t block, launches;
+    int bad;
+} scan_job;
+
+static void *scan_many(void *arg)
+{
+    scan_job *j = arg;
+    enum { N = 3000 };
+    int *in = malloc(N * sizeof *in), *out = malloc(N * sizeof *out);
+    uint32_t nblocks = (N + j->block - 1) / j->block;
+    int *totals = malloc(nblocks * sizeof *totals);
+    for (uint32_t rep = 0; rep < j->launches && in && out && totals; rep++) {
+        for (int i = 0; i < N; i++)
+            in[i] = (int)((i * 7 + rep * 13 + j->block) % 23) - 11;
+        struct {
+            int *in, *out, *totals;
+            int n;
+        } params = {in, out, totals, N};
+        ptxjit_launch_cfg cfg = {.grid = {nblocks, 1, 1}, .block = {j->block, 1, 1},
+                                 .shared_bytes = 2 * j->block * 4, .params = &params};
+        char err[256];
+        if (ptxjit_launch(ctx, j->k, &cfg, err, sizeof err) != PTXJIT_OK) {
+            j->bad++;
+            continue;
+        }
+        for (uint32_t b = 0; b < nblocks; b++) {
+            int sum = 0;
+            for (uint32_t t = 0; t < j->block && b * j->block + t < N; t++) {
+                sum += in[b * j->block + t];
+                j->bad += out[b * j->block + t] != sum;
+            }
+            j->bad += totals[b] != sum;
+        }
+    }
+    free(in);
+    free(out);
+    free(totals);
+    return NULL;
+}
+
+static void test_concurrent_launches(void **state)
+{
+    size_t len;
+    char path[512];
+    snprintf(path, sizeof path, "%s/ptx/corpus/reduce_shared.sm_80.ptx", PTXJIT_TEST_DIR);
+    char *ptx = tu_read_file(path, &len);
+    assert_non_null(ptx);
+    char *log = NULL;
+    ptxjit_module *m = ptxjit_load(ctx, ptx, len, "reduce_shared.ptx", &log, NULL);
+    free(ptx);
+    if (!m)
+        fail_msg("load failed: %s", log ? log : "?");
+    const ptxjit_kernel *k = ptxjit_kernel_get(m, "block_scan_inclusive");
+    assert_non_null(k);
+    scan_job jobs[4] = {{k, 32, 40, 0}, {k, 64, 40, 0}, {k, 128, 40, 0}, {k, 256, 40, 0}};
+    pthread_t t[4];
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(pthread_create(&t[i], NULL, scan_many, &jobs[i]), 0);
+    for (int i = 0; i < 4; i++) {
+        pthread_join(t[i], NULL);
+        assert_int_equal(jobs[i].bad, 0);
+    }
+    ptxjit_module_unload(m);
+}
+
 static int setup(void **state)
 {
     char err[256];
@@ -194,6 +269,7 @@ int main(void)
         cmocka_unit_test(test_param_layout),
         cmocka_unit_test(test_globals),
         cmocka_unit_test(test_separate_instances),
+        cmocka_unit_test(test_concurrent_launches),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

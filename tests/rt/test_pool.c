@@ -1,6 +1,6 @@
 /* test_pool.c - rt/pool: coverage of the index range, chunking, worker
  * index bounds and exclusivity, early stop, many small launches, sizing
- * from PTXJIT_THREADS, and launches from several threads.
+ * from PTXJIT_THREADS, and concurrent launches from several threads.
  *
  * cmocka's assertions are not thread-safe, so code running on pool threads
  * only counts what it saw in atomics; the main thread asserts. */
@@ -132,7 +132,7 @@ static void test_empty_range_calls_nothing(void **state)
 
 /* --- worker indices ------------------------------------------------------ */
 
-#define MAX_WORKERS 16
+#define MAX_WORKERS 128
 
 typedef struct excl_ctx {
     unsigned size;
@@ -179,8 +179,9 @@ static void test_worker_index_in_bounds_and_exclusive(void **state)
     rt_pool_destroy(p);
 }
 
-/* Two host threads launching on one pool at the same time are serialized:
- * worker indices stay exclusive and every launch completes. */
+/* Two host threads launching on one pool at the same time: worker indices
+ * (pool threads and launching threads alike) stay below rt_pool_slots and
+ * exclusive, and every launch completes. */
 typedef struct race_arg {
     rt_pool *p;
     excl_ctx *e;
@@ -196,12 +197,13 @@ static void *launch_many(void *arg)
     return NULL;
 }
 
-static void test_concurrent_launches_are_serialized(void **state)
+static void test_concurrent_launches_keep_indices_exclusive(void **state)
 {
     rt_pool *p = pool_of(3);
     static excl_ctx e;
     memset(&e, 0, sizeof e);
-    e.size = rt_pool_size(p);
+    e.size = rt_pool_slots(p);
+    assert_int_equal(e.size, 3 + RT_POOL_CALLERS - 1);
     race_arg a = {p, &e, 0}, b = {p, &e, 0};
     pthread_t ta, tb;
     assert_int_equal(pthread_create(&ta, NULL, launch_many, &a), 0);
@@ -216,6 +218,57 @@ static void test_concurrent_launches_are_serialized(void **state)
         total += atomic_load(&e.used[w]);
     assert_int_equal(total, 2 * 300 * 64);
     rt_pool_destroy(p);
+}
+
+/* Launches from two threads run at the same time: the first launch's only
+ * item waits for the second launch's item, which can only run if the
+ * second launch is not queued behind the first.  A serializing pool times
+ * out (after 10 s) and the first launch reports failure. */
+typedef struct handshake {
+    _Atomic int second_ran;
+} handshake;
+
+static int wait_for_second(void *ctx, unsigned worker, uint64_t begin, uint64_t end)
+{
+    handshake *h = ctx;
+    for (int i = 0; i < 10000 && !atomic_load(&h->second_ran); i++)
+        usleep(1000);
+    return atomic_load(&h->second_ran) ? 0 : 1;
+}
+
+static int second(void *ctx, unsigned worker, uint64_t begin, uint64_t end)
+{
+    atomic_store(&((handshake *)ctx)->second_ran, 1);
+    return 0;
+}
+
+typedef struct overlap_arg {
+    rt_pool *p;
+    handshake *h;
+    int rc;
+} overlap_arg;
+
+static void *launch_first(void *arg)
+{
+    overlap_arg *o = arg;
+    o->rc = rt_pool_parallel_for(o->p, 1, 1, wait_for_second, o->h);
+    return NULL;
+}
+
+static void test_launches_from_two_threads_overlap(void **state)
+{
+    for (unsigned size = 1; size <= 2; size++) {
+        rt_pool *p = pool_of(size);
+        handshake h = {0};
+        overlap_arg o = {p, &h, -1};
+        pthread_t t;
+        assert_int_equal(pthread_create(&t, NULL, launch_first, &o), 0);
+        usleep(20000); /* let the first launch start */
+        assert_int_equal(rt_pool_parallel_for(p, 1, 1, second, &h), 0);
+        pthread_join(t, NULL);
+        assert_int_equal(o.rc, 0);
+        rt_pool_destroy(p);
+    }
 }
 
 /* --- early stop ---------------------------------------------------------- */
@@ -439,7 +492,8 @@ int main(void)
         cmocka_unit_test(test_every_index_exactly_once),
         cmocka_unit_test(test_empty_range_calls_nothing),
         cmocka_unit_test(test_worker_index_in_bounds_and_exclusive),
-        cmocka_unit_test(test_concurrent_launches_are_serialized),
+        cmocka_unit_test(test_concurrent_launches_keep_indices_exclusive),
+        cmocka_unit_test(test_launches_from_two_threads_overlap),
         cmocka_unit_test(test_error_stops_handing_out_chunks),
         cmocka_unit_test(test_single_chunk_failure_is_returned),
         cmocka_unit_test(test_ten_thousand_tiny_launches),
