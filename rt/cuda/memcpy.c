@@ -106,14 +106,17 @@ static bool shape_span(size_t width, size_t height, size_t depth, size_t pitch, 
 typedef enum operand { OP_DEVICE, OP_HOST, OP_UNIFIED } operand;
 
 /* Validates one side: device memory must be tracked for the whole span;
- * host or unified memory that is not tracked makes the copy checked. */
+ * host or unified memory that the driver does not know at all makes the
+ * copy checked, but a span that starts or ends inside a known allocation
+ * must fit in it. */
 static CUresult check_side(uintptr_t p, size_t span, operand kind, bool *checked)
 {
     if (!p)
         return CUDA_ERROR_INVALID_VALUE;
     if (!span || cu_map_find(p, span, NULL))
         return CUDA_SUCCESS;
-    if (kind == OP_DEVICE || p + span < p)
+    if (kind == OP_DEVICE || p + span < p || cu_map_find(p, 1, NULL) ||
+        cu_map_find(p + span - 1, 1, NULL))
         return CUDA_ERROR_INVALID_VALUE;
     *checked = true;
     return CUDA_SUCCESS;
