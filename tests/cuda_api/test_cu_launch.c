@@ -245,6 +245,49 @@ static void test_cooperative_launch(void **state)
     CU_OK(cuMemFree(d));
 }
 
+/* The occupancy calculator on the default device (compute capability 8.0:
+ * 2048 threads, 32 blocks, 64 K registers and 164 KiB of shared memory per
+ * SM), for scale_inplace at 32 registers a thread, worked out by hand:
+ * 256 threads = 8 warps: 64/8 = 8 by warps, 65536/(1024*8) = 8 by
+ * registers; with 48 KiB of dynamic shared memory 167936/49152 = 3. */
+static void test_occupancy(void **state)
+{
+    (void)state;
+    if (getenv("PTXJIT_CC"))
+        skip();
+    CUfunction f = get("scale_inplace");
+    int n = -1, regs;
+    CU_OK(cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, f));
+    assert_int_equal(regs, 32);
+    CU_OK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, f, 256, 0));
+    assert_int_equal(n, 8);
+    CU_OK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, f, 256, 49152));
+    assert_int_equal(n, 3);
+    CU_OK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, f, 1024, 0));
+    assert_int_equal(n, 2);
+    CU_OK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, f, 32, 0));
+    assert_int_equal(n, 32); /* the block limit */
+    CU_OK(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&n, f, 1025, 0, 0));
+    assert_int_equal(n, 0);
+    CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, f, 0, 0));
+    int grid = 0, block = 0, sms;
+    CU_OK(cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 0));
+    CU_OK(cuOccupancyMaxPotentialBlockSize(&grid, &block, f, NULL, 0, 0));
+    assert_int_equal(block, 1024); /* 2048 threads resident; ties go to the larger */
+    assert_int_equal(grid, 2 * sms);
+    /* under a limit of 200 threads: 200 -> 9 blocks (1800 threads), 192 ->
+     * 10 (1920), 160 -> 12 (1920), 128 -> 16 (2048), 96 -> 21, 64 -> 32
+     * (2048, not more), 32 -> 32: 128 wins */
+    CU_OK(cuOccupancyMaxPotentialBlockSize(&grid, &block, f, NULL, 0, 200));
+    assert_int_equal(block, 128);
+    assert_int_equal(grid, 16 * sms);
+    size_t avail = 0;
+    CU_OK(cuOccupancyAvailableDynamicSMemPerBlock(&avail, f, 2, 256));
+    assert_int_equal(avail, 167936 / 2);
+    CU_EXPECT(CUDA_ERROR_INVALID_HANDLE,
+              cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, (CUfunction)&n, 256, 0));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -254,6 +297,7 @@ int main(void)
         cmocka_unit_test(test_launch_validation),
         cmocka_unit_test(test_dynamic_shared_opt_in),
         cmocka_unit_test(test_cooperative_launch),
+        cmocka_unit_test(test_occupancy),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
