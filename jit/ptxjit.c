@@ -125,8 +125,10 @@ ptxjit_status ptxjit_set_cache(ptxjit_ctx *c, const ptxjit_cache_opts *opts)
     cache_config_free(&env);
     if (on && dir && !cc)
         return PTXJIT_ERR_NOMEM;
+    pthread_mutex_lock(&c->lock); /* loads on other threads use c->cache */
     cache_close(c->cache);
     c->cache = cc;
+    pthread_mutex_unlock(&c->lock);
     return PTXJIT_OK;
 }
 

@@ -66,10 +66,11 @@ typedef struct ptxjit_cache_opts {
 } ptxjit_cache_opts;
 
 /* Replaces the context's cache settings (opts NULL: from the environment,
- * as ptxjit_create does).  PTXJIT_OK, or PTXJIT_ERR_NOMEM.  Not while a
- * load on the context is running. */
+ * as ptxjit_create does).  PTXJIT_OK, or PTXJIT_ERR_NOMEM.  Loads already
+ * running on other threads finish with the old settings. */
 ptxjit_status ptxjit_set_cache(ptxjit_ctx *ctx, const ptxjit_cache_opts *opts);
-/* The cache directory in use, or NULL when the context has no cache. */
+/* The cache directory in use, or NULL when the context has no cache; valid
+ * until the next ptxjit_set_cache. */
 const char *ptxjit_cache_dir(const ptxjit_ctx *ctx);
 
 /* Parses, checks, lowers and compiles a PTX module, or loads the object
