@@ -6,7 +6,6 @@
  * frees them all.  Handles stay in the registry only while the context
  * lives, so another thread that still has it current gets
  * CUDA_ERROR_CONTEXT_IS_DESTROYED rather than a dangling pointer. */
-#define _GNU_SOURCE
 #include "cu_internal.h"
 
 #include <stdlib.h>
@@ -38,24 +37,11 @@ void cu_list_unlink(cu_list_node *n)
     n->prev = n->next = n;
 }
 
-void cu_ctx_init_locks(struct CUctx_st *c)
-{
-    pthread_mutex_init(&c->lock, NULL);
-    /* Writers first: the NULL stream must not starve behind a steady flow
-     * of work in blocking streams. */
-    pthread_rwlockattr_t a;
-    pthread_rwlockattr_init(&a);
-    pthread_rwlockattr_setkind_np(&a, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
-    pthread_rwlock_init(&c->legacy_lock, &a);
-    pthread_rwlockattr_destroy(&a);
-}
-
 /* Defaults of an NVIDIA driver. */
 static void ctx_reset_state(struct CUctx_st *c, unsigned flags)
 {
     c->flags = flags;
     c->api_version = 3020;
-    atomic_store(&c->sticky, CUDA_SUCCESS);
     memset(c->limits, 0, sizeof c->limits);
     c->limits[CU_LIMIT_STACK_SIZE] = 1024;
     c->limits[CU_LIMIT_PRINTF_FIFO_SIZE] = 1 << 20;
@@ -72,12 +58,18 @@ static void ctx_reset_state(struct CUctx_st *c, unsigned flags)
     cu_list_init(&c->events);
 }
 
-/* Brings up a context's resources: its id and the legacy NULL stream. */
+/* Brings up a context's resources: its id, its stream scheduler and the
+ * legacy NULL stream. */
 static bool ctx_start(struct CUctx_st *c, unsigned flags)
 {
     ctx_reset_state(c, flags);
     c->id = cu_next_id();
-    c->legacy = cu_stream_new(c, CU_STREAM_LEGACY_NULL, 0, 0);
+    c->sched = rt_sched_create(NULL);
+    c->legacy = c->sched ? cu_stream_new(c, CU_STREAM_LEGACY_NULL, 0, 0) : NULL;
+    if (!c->legacy) {
+        rt_sched_destroy(c->sched);
+        c->sched = NULL;
+    }
     return c->legacy != NULL;
 }
 
@@ -87,6 +79,8 @@ static void ctx_stop(struct CUctx_st *c)
     cu_ctx_sync(c);
     cu_ctx_free_modules(c);
     cu_ctx_free_streams(c);
+    rt_sched_destroy(c->sched);
+    c->sched = NULL;
     cu_map_release_ctx(c);
     c->legacy = NULL;
 }
@@ -95,7 +89,7 @@ struct CUctx_st *cu_primary(void)
 {
     pthread_mutex_lock(&ctx_lock);
     if (!primary && (primary = calloc(1, sizeof *primary))) {
-        cu_ctx_init_locks(primary);
+        pthread_mutex_init(&primary->lock, NULL);
         primary->primary = true;
         ctx_reset_state(primary, 0);
         if (!cu_handle_add(primary, CU_KIND_CONTEXT)) {
@@ -132,15 +126,10 @@ CUresult cu_ctx_enter(struct CUctx_st **out)
     return r ? r : cu_ctx_sticky(*out);
 }
 
-void cu_ctx_set_sticky(struct CUctx_st *c, CUresult err)
-{
-    int none = CUDA_SUCCESS;
-    atomic_compare_exchange_strong(&c->sticky, &none, (int)err);
-}
-
 CUresult cu_ctx_sticky(const struct CUctx_st *c)
 {
-    return (CUresult)atomic_load(&((struct CUctx_st *)c)->sticky);
+    int e = c->sched ? rt_sched_error(c->sched) : 0;
+    return e > 0 ? (CUresult)e : CUDA_SUCCESS;
 }
 
 /* ---- creation and destruction ---------------------------------------------- */
@@ -158,7 +147,7 @@ static CUresult ctx_create(CUcontext *pctx, unsigned flags, CUdevice dev)
     struct CUctx_st *c = calloc(1, sizeof *c);
     if (!c)
         return CUDA_ERROR_OUT_OF_MEMORY;
-    cu_ctx_init_locks(c);
+    pthread_mutex_init(&c->lock, NULL);
     if (!cu_handle_add(c, CU_KIND_CONTEXT)) {
         free(c);
         return CUDA_ERROR_OUT_OF_MEMORY;
@@ -166,7 +155,6 @@ static CUresult ctx_create(CUcontext *pctx, unsigned flags, CUdevice dev)
     if (!ctx_start(c, flags)) {
         cu_handle_remove(c);
         pthread_mutex_destroy(&c->lock);
-        pthread_rwlock_destroy(&c->legacy_lock);
         free(c);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
@@ -218,7 +206,6 @@ CUresult cuCtxDestroy_v2(CUcontext ctx)
         depth--;
     ctx_stop(ctx);
     pthread_mutex_destroy(&ctx->lock);
-    pthread_rwlock_destroy(&ctx->legacy_lock);
     free(ctx);
     return CUDA_SUCCESS;
 }

@@ -15,6 +15,7 @@
 #pragma GCC visibility pop
 
 #include "ptxjit/ptxjit.h"
+#include "queue.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -81,8 +82,7 @@ struct CUctx_st {
     bool active;                     /* a primary context between retain and last release */
     int primary_refs;
     unsigned api_version;
-    _Atomic int sticky;              /* CUresult of a kernel fault; sticks until destroy/reset */
-    pthread_rwlock_t legacy_lock;    /* shared by blocking streams' work, exclusive for the NULL stream's */
+    rt_sched *sched;                 /* the streams' queues and processors; the sticky error */
     pthread_mutex_t lock;            /* the fields below */
     size_t limits[CU_LIMIT_MAX];
     CUfunc_cache cache_config;
@@ -101,8 +101,8 @@ CUresult cu_ctx_current(struct CUctx_st **out);
 CUresult cu_ctx_enter(struct CUctx_st **out);
 /* A context handle passed explicitly: live and active. */
 bool cu_ctx_valid(const struct CUctx_st *c);
-/* Records a kernel fault for the context (the first one sticks). */
-void cu_ctx_set_sticky(struct CUctx_st *c, CUresult err);
+/* The context's sticky error: the first kernel fault, until the context is
+ * destroyed or (primary) reset. */
 CUresult cu_ctx_sticky(const struct CUctx_st *c);
 /* The primary context object of device 0 (always allocated). */
 struct CUctx_st *cu_primary(void);
@@ -245,11 +245,10 @@ CUresult cu_mem_free_kind(uintptr_t base, unsigned kind_mask);
  * host memory, all of which are unified). */
 bool cu_mem_is_device(uintptr_t p, size_t len);
 
-/* Copies under fault containment: a bad host pointer is an error, not a
- * crash.  Returns CUDA_SUCCESS or CUDA_ERROR_INVALID_VALUE. */
+/* Copies through the kernel: a bad host pointer is an error, not a crash.
+ * Returns CUDA_SUCCESS or CUDA_ERROR_INVALID_VALUE. */
 CUresult cu_safe_copy(void *dst, const void *src, size_t n);
-CUresult cu_safe_fill(void *dst, size_t pitch, size_t width_elems, size_t height, unsigned elem,
-                      uint32_t value);
+
 
 /* ---- streams, events, submission ------------------------------------------------------------ */
 
@@ -270,8 +269,7 @@ struct CUstream_st {
     unsigned flags;
     int priority;
     unsigned long long id;
-    pthread_mutex_t lock;            /* one op at a time, in submission order */
-    CUresult error;                  /* first error of an op not sticky for the context */
+    rt_queue *q;                     /* the legacy one belongs to ctx->sched */
 };
 
 struct CUevent_st {
@@ -279,17 +277,18 @@ struct CUevent_st {
     cu_list_node node;
     unsigned flags;
     pthread_mutex_t lock;
-    unsigned long long seq;          /* number of the latest record */
-    bool recorded;                   /* a record was submitted */
-    bool done;                       /* ... and reached */
-    double time_ms;                  /* CLOCK_MONOTONIC when reached */
+    rt_signal *sig;                  /* the latest record's marker; NULL if never recorded */
 };
+
+/* A queue.h return code as the CUresult the API reports. */
+CUresult cu_queue_result(int rc);
 
 /* Resolves a stream argument (NULL, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD
  * or a handle) against the current context. */
 CUresult cu_stream_resolve(CUstream h, struct CUctx_st **ctx, struct CUstream_st **out);
-/* Runs op in stream order, taking ownership of it; returns a launch-time
- * error or CUDA_SUCCESS. */
+/* Enqueues op to run in stream order on a processor thread, taking
+ * ownership of it; an error it returns becomes the context's sticky
+ * error.  Returns an enqueue-time error or CUDA_SUCCESS. */
 CUresult cu_stream_submit(struct CUstream_st *s, cu_op *op);
 /* Waits for everything submitted to s; returns its error or the sticky one. */
 CUresult cu_stream_sync(struct CUstream_st *s);
@@ -301,8 +300,7 @@ void cu_stream_free(struct CUstream_st *s);
 /* Frees every stream and event of a context being destroyed. */
 void cu_ctx_free_streams(struct CUctx_st *ctx);
 void cu_ctx_free_events(struct CUctx_st *ctx);
-/* Initializes a new context's locks. */
-void cu_ctx_init_locks(struct CUctx_st *ctx);
+
 
 /* Set by the _ptds/_ptsz entry points for the duration of the call: the
  * NULL stream means the per-thread default stream. */

@@ -1,5 +1,7 @@
-/* event.c - events: markers recorded in stream order, with timestamps for
- * cuEventElapsedTime; waits of one stream on another's event. */
+/* event.c - events: each record is a marker in its stream's queue, a
+ * completion signal that completes (timestamped) when the work before it
+ * has; waits of one stream on another's event are barrier packets on that
+ * signal, so no thread blocks for them. */
 #include "cu_internal.h"
 
 #include <stdlib.h>
@@ -35,16 +37,31 @@ CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags)
     return CUDA_SUCCESS;
 }
 
+/* The signal of the event's latest record (a reference for the caller),
+ * NULL if it was never recorded. */
+static rt_signal *latest(struct CUevent_st *e)
+{
+    pthread_mutex_lock(&e->lock);
+    rt_signal *s = e->sig;
+    if (s)
+        rt_signal_retain(s);
+    pthread_mutex_unlock(&e->lock);
+    return s;
+}
+
 static void event_free(struct CUevent_st *e)
 {
     cu_handle_remove(e);
     pthread_mutex_lock(&e->ctx->lock);
     cu_list_unlink(&e->node);
     pthread_mutex_unlock(&e->ctx->lock);
+    rt_signal_release(e->sig);
     pthread_mutex_destroy(&e->lock);
     free(e);
 }
 
+/* Destroying an event whose record is pending is allowed: the signal lives
+ * on in the queue. */
 CUresult cuEventDestroy_v2(CUevent hEvent)
 {
     CUresult r = cu_check_init();
@@ -70,57 +87,41 @@ void cu_ctx_free_events(struct CUctx_st *ctx)
 
 /* ---- recording ------------------------------------------------------------------------------ */
 
-typedef struct record_op {
-    cu_op op;
-    struct CUevent_st *e;
-    unsigned long long seq;
-} record_op;
-
-/* Marks the event reached, unless a later record superseded this one. */
-static CUresult record_run(cu_op *op)
+static CUresult record(CUevent hEvent, struct CUstream_st *s, struct CUctx_st *c, unsigned flags)
 {
-    record_op *r = (record_op *)op;
-    pthread_mutex_lock(&r->e->lock);
-    if (r->e->seq == r->seq) {
-        r->e->time_ms = cu_now_ms();
-        r->e->done = true;
-    }
-    pthread_mutex_unlock(&r->e->lock);
-    return CUDA_SUCCESS;
-}
-
-static CUresult record(CUevent hEvent, CUstream hStream, unsigned flags)
-{
-    struct CUctx_st *c;
-    struct CUstream_st *s;
-    CUresult r = cu_stream_resolve(hStream, &c, &s);
-    if (r)
-        return r;
     if (!event_valid(hEvent))
         return CUDA_ERROR_INVALID_HANDLE;
     if (flags & ~(unsigned)CU_EVENT_RECORD_EXTERNAL)
         return CUDA_ERROR_INVALID_VALUE;
     if (hEvent->ctx != c)
         return CUDA_ERROR_INVALID_HANDLE;
-    if ((r = cu_ctx_sticky(c)))
+    CUresult r = cu_ctx_sticky(c);
+    if (r)
         return r;
-    record_op *op = malloc(sizeof *op);
-    if (!op)
+    rt_signal *sig = rt_queue_marker(s->q);
+    if (!sig)
         return CUDA_ERROR_OUT_OF_MEMORY;
     pthread_mutex_lock(&hEvent->lock);
-    hEvent->recorded = true;
-    hEvent->done = false;
-    unsigned long long seq = ++hEvent->seq;
+    rt_signal *old = hEvent->sig;
+    hEvent->sig = sig;
     pthread_mutex_unlock(&hEvent->lock);
-    *op = (record_op){{record_run, NULL, c}, hEvent, seq};
-    return cu_stream_submit(s, &op->op);
+    rt_signal_release(old);
+    return CUDA_SUCCESS;
 }
 
-CUresult cuEventRecord(CUevent hEvent, CUstream hStream) { return record(hEvent, hStream, 0); }
+static CUresult record_on(CUevent hEvent, CUstream hStream, unsigned flags)
+{
+    struct CUctx_st *c;
+    struct CUstream_st *s;
+    CUresult r = cu_stream_resolve(hStream, &c, &s);
+    return r ? r : record(hEvent, s, c, flags);
+}
+
+CUresult cuEventRecord(CUevent hEvent, CUstream hStream) { return record_on(hEvent, hStream, 0); }
 
 CUresult cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags)
 {
-    return record(hEvent, hStream, flags);
+    return record_on(hEvent, hStream, flags);
 }
 
 /* Recording on the context's NULL stream (CUDA 12.5's context-wide forms). */
@@ -131,21 +132,12 @@ CUresult cuCtxRecordEvent(CUcontext hCtx, CUevent hEvent)
         return r;
     if (!cu_ctx_valid(hCtx))
         return CUDA_ERROR_INVALID_CONTEXT;
-    return record(hEvent, hCtx->legacy, 0);
+    return record(hEvent, hCtx->legacy, hCtx, 0);
 }
 
 /* ---- waiting and querying ------------------------------------------------------------------ */
 
-/* Whether the event's latest record has been reached (a never-recorded
- * event counts as reached). */
-static bool reached(struct CUevent_st *e)
-{
-    pthread_mutex_lock(&e->lock);
-    bool done = !e->recorded || e->done;
-    pthread_mutex_unlock(&e->lock);
-    return done;
-}
-
+/* A never-recorded event counts as complete. */
 CUresult cuEventQuery(CUevent hEvent)
 {
     CUresult r = cu_check_init();
@@ -153,13 +145,14 @@ CUresult cuEventQuery(CUevent hEvent)
         return r;
     if (!event_valid(hEvent))
         return CUDA_ERROR_INVALID_HANDLE;
-    if ((r = cu_ctx_sticky(hEvent->ctx)))
-        return r;
-    return reached(hEvent) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+    rt_signal *s = latest(hEvent);
+    if (!s)
+        return CUDA_SUCCESS;
+    r = cu_queue_result(rt_signal_status(s));
+    rt_signal_release(s);
+    return r;
 }
 
-/* Records run to completion when submitted; one in progress on another
- * thread is waited for through the context's streams. */
 CUresult cuEventSynchronize(CUevent hEvent)
 {
     CUresult r = cu_check_init();
@@ -167,31 +160,39 @@ CUresult cuEventSynchronize(CUevent hEvent)
         return r;
     if (!event_valid(hEvent))
         return CUDA_ERROR_INVALID_HANDLE;
-    while (!reached(hEvent)) {
-        r = cu_ctx_sync(hEvent->ctx);
-        if (r)
-            return r;
-    }
-    return cu_ctx_sticky(hEvent->ctx);
+    rt_signal *s = latest(hEvent);
+    if (!s)
+        return CUDA_SUCCESS;
+    r = cu_queue_result(rt_signal_wait(s, RT_WAIT_FOREVER));
+    rt_signal_release(s);
+    return r;
 }
 
-/* Work submitted later to hStream waits for the event's latest record,
- * which has already been reached when its stream's submission returned. */
+/* Work submitted later to hStream waits for the event's latest record. */
+static CUresult wait_event(struct CUstream_st *s, struct CUctx_st *c, CUevent hEvent,
+                           unsigned flags)
+{
+    if (!event_valid(hEvent))
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (flags & ~(unsigned)CU_EVENT_WAIT_EXTERNAL)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult r = cu_ctx_sticky(c);
+    if (r)
+        return r;
+    rt_signal *sig = latest(hEvent);
+    if (!sig)
+        return CUDA_SUCCESS;
+    r = cu_queue_result(rt_queue_barrier(s->q, &sig, 1));
+    rt_signal_release(sig);
+    return r;
+}
+
 CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)
 {
     struct CUctx_st *c;
     struct CUstream_st *s;
     CUresult r = cu_stream_resolve(hStream, &c, &s);
-    if (r)
-        return r;
-    if (!event_valid(hEvent))
-        return CUDA_ERROR_INVALID_HANDLE;
-    if (Flags & ~(unsigned)CU_EVENT_WAIT_EXTERNAL)
-        return CUDA_ERROR_INVALID_VALUE;
-    while (!reached(hEvent))
-        if ((r = cu_ctx_sync(hEvent->ctx)))
-            return r;
-    return cu_ctx_sticky(c);
+    return r ? r : wait_event(s, c, hEvent, Flags);
 }
 
 CUresult cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent)
@@ -201,7 +202,7 @@ CUresult cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent)
         return r;
     if (!cu_ctx_valid(hCtx))
         return CUDA_ERROR_INVALID_CONTEXT;
-    return cuStreamWaitEvent(hCtx->legacy, hEvent, 0);
+    return wait_event(hCtx->legacy, hCtx, hEvent, 0);
 }
 
 CUresult cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, CUevent hEnd)
@@ -211,22 +212,15 @@ CUresult cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, CUevent hEn
         return r;
     if (!pMilliseconds)
         return CUDA_ERROR_INVALID_VALUE;
-    if (!event_valid(hStart) || !event_valid(hEnd))
+    if (!event_valid(hStart) || !event_valid(hEnd) ||
+        ((hStart->flags | hEnd->flags) & CU_EVENT_DISABLE_TIMING))
         return CUDA_ERROR_INVALID_HANDLE;
-    if ((hStart->flags | hEnd->flags) & CU_EVENT_DISABLE_TIMING)
-        return CUDA_ERROR_INVALID_HANDLE;
-    pthread_mutex_lock(&hStart->lock);
-    bool rec0 = hStart->recorded, done0 = hStart->done;
-    double t0 = hStart->time_ms;
-    pthread_mutex_unlock(&hStart->lock);
-    pthread_mutex_lock(&hEnd->lock);
-    bool rec1 = hEnd->recorded, done1 = hEnd->done;
-    double t1 = hEnd->time_ms;
-    pthread_mutex_unlock(&hEnd->lock);
-    if (!rec0 || !rec1)
-        return CUDA_ERROR_INVALID_HANDLE;
-    if (!done0 || !done1)
-        return CUDA_ERROR_NOT_READY;
-    *pMilliseconds = (float)(t1 - t0);
-    return CUDA_SUCCESS;
+    rt_signal *a = latest(hStart), *b = latest(hEnd);
+    if (!a || !b)
+        r = CUDA_ERROR_INVALID_HANDLE; /* never recorded */
+    else
+        r = cu_queue_result(rt_signal_elapsed_ms(a, b, pMilliseconds));
+    rt_signal_release(a);
+    rt_signal_release(b);
+    return r;
 }

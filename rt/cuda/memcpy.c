@@ -142,44 +142,23 @@ typedef struct copy_op {
 
 static CUresult copy_op_run(cu_op *op) { return copy_run(&((copy_op *)op)->c); }
 
-/* A fill of height rows of width elements of elem bytes. */
-typedef struct fill_op {
-    cu_op op;
-    uintptr_t dst;
-    size_t pitch, width, height;
-    unsigned elem;
-    uint32_t value;
-} fill_op;
-
-static CUresult fill_run(uintptr_t dst, size_t pitch, size_t width, size_t height, unsigned elem,
-                         uint32_t value)
+static CUresult noop_run(cu_op *op)
 {
-    for (size_t y = 0; y < height; y++) {
-        char *row = (char *)(dst + y * pitch);
-        if (elem == 1) {
-            memset(row, (int)value, width);
-        } else if (elem == 2) {
-            uint16_t v = (uint16_t)value;
-            for (size_t i = 0; i < width; i++)
-                memcpy(row + 2 * i, &v, 2);
-        } else {
-            for (size_t i = 0; i < width; i++)
-                memcpy(row + 4 * i, &value, 4);
-        }
-    }
+    (void)op;
     return CUDA_SUCCESS;
 }
 
-static CUresult fill_op_run(cu_op *op)
+/* Waits until the stream reached this point: an empty packet, so that the
+ * legacy stream's implicit synchronisation applies to it as to the copy it
+ * stands for, and then the stream's work. */
+static CUresult stream_drain(struct CUstream_st *s)
 {
-    fill_op *f = (fill_op *)op;
-    return fill_run(f->dst, f->pitch, f->width, f->height, f->elem, f->value);
-}
-
-CUresult cu_safe_fill(void *dst, size_t pitch, size_t width_elems, size_t height, unsigned elem,
-                      uint32_t value)
-{
-    return fill_run((uintptr_t)dst, pitch, width_elems, height, elem, value);
+    cu_op *op = malloc(sizeof *op);
+    if (!op)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    *op = (cu_op){noop_run, NULL, s->ctx};
+    CUresult r = cu_stream_submit(s, op);
+    return r ? r : cu_stream_sync(s);
 }
 
 /* Submits a validated copy.  A copy touching unknown host memory runs now
@@ -191,10 +170,14 @@ static CUresult submit_copy(struct CUstream_st *s, const cu_copy *c, bool sync)
         return sync ? cu_stream_sync(s) : CUDA_SUCCESS;
     CUresult r;
     if (c->checked) {
-        r = cu_stream_sync(s);
+        r = stream_drain(s);
         if (!r)
             r = copy_run(c);
         return r;
+    }
+    if (c->height == 1 && c->depth == 1) { /* the queue's own copy packet */
+        r = cu_queue_result(rt_queue_copy(s->q, (void *)c->dst, (const void *)c->src, c->width));
+        return r || !sync ? r : cu_stream_sync(s);
     }
     copy_op *op = malloc(sizeof *op);
     if (!op)
@@ -403,11 +386,8 @@ static CUresult do_fill(CUdeviceptr dst, size_t pitch, size_t width, size_t heig
         width > SIZE_MAX / elem || !shape_span(width * elem, height, 1, pitch, 0, &span) ||
         !cu_map_find((uintptr_t)dst, span, NULL))
         return CUDA_ERROR_INVALID_VALUE;
-    fill_op *op = malloc(sizeof *op);
-    if (!op)
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    *op = (fill_op){{fill_op_run, NULL, ctx}, (uintptr_t)dst, pitch, width, height, elem, value};
-    r = cu_stream_submit(s, &op->op);
+    r = cu_queue_result(rt_queue_memset(s->q, (void *)(uintptr_t)dst, pitch, value, elem, width,
+                                        height));
     return r || !sync ? r : cu_stream_sync(s);
 }
 

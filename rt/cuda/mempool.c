@@ -112,7 +112,9 @@ static CUresult free_run(cu_op *op)
         return CUDA_SUCCESS; /* freed by its context's destruction meanwhile */
     if (a.pool && pool_valid(a.pool))
         pool_account(a.pool, a.size, false);
-    return cu_mem_free_kind(base, CU_MEM_BIT(CU_MEM_POOL) | CU_MEM_BIT(CU_MEM_DEVICE));
+    /* never an error: a failure here would poison the context */
+    cu_mem_free_kind(base, CU_MEM_BIT(CU_MEM_POOL) | CU_MEM_BIT(CU_MEM_DEVICE));
+    return CUDA_SUCCESS;
 }
 
 /* Frees when the stream reaches this point.  Memory from cuMemAlloc may be

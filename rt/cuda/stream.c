@@ -1,18 +1,28 @@
-/* stream.c - streams: creation, the legacy NULL stream, per-thread default
- * streams, submission, synchronization and host callbacks.
- *
- * Submission runs an operation to completion on the submitting thread,
- * holding the stream's lock (so a stream's work stays in order) and the
- * context's legacy lock: shared by blocking streams, exclusive for the
- * legacy NULL stream.  That gives NVIDIA's legacy-stream semantics (the
- * NULL stream waits for, and is waited for by, every blocking stream),
- * while non-blocking and per-thread streams on different host threads run
- * at the same time. */
+/* stream.c - streams on the HSA-style queues of queue.h: each context owns
+ * an rt_sched (its processor threads, the legacy NULL stream's queue, the
+ * sticky error); a CUstream wraps one rt_queue.  Work is enqueued and runs
+ * on the processor threads, in stream order, concurrently across streams;
+ * the queues apply the legacy default stream's implicit synchronisation.
+ * Per-thread default streams are blocking queues keyed by thread. */
 #include "cu_internal.h"
 
 #include <stdlib.h>
+#include <time.h>
 
 _Thread_local bool cu_tls_ptds;
+
+/* A queue-layer return code as a CUresult. */
+CUresult cu_queue_result(int rc)
+{
+    switch (rc) {
+    case RT_Q_OK: return CUDA_SUCCESS;
+    case RT_Q_NOT_READY: return CUDA_ERROR_NOT_READY;
+    case RT_Q_NOMEM: return CUDA_ERROR_OUT_OF_MEMORY;
+    case RT_Q_INVALID: return CUDA_ERROR_INVALID_HANDLE;
+    case RT_Q_TIMEOUT: return CUDA_ERROR_TIMEOUT;
+    default: return rc > 0 ? (CUresult)rc : CUDA_ERROR_UNKNOWN;
+    }
+}
 
 struct CUstream_st *cu_stream_new(struct CUctx_st *ctx, cu_stream_type type, unsigned flags,
                                   int priority)
@@ -25,9 +35,13 @@ struct CUstream_st *cu_stream_new(struct CUctx_st *ctx, cu_stream_type type, uns
     s->flags = flags;
     s->priority = priority;
     s->id = cu_next_id();
-    pthread_mutex_init(&s->lock, NULL);
-    if (!cu_handle_add(s, CU_KIND_STREAM)) {
-        pthread_mutex_destroy(&s->lock);
+    s->q = type == CU_STREAM_LEGACY_NULL
+               ? rt_sched_legacy(ctx->sched)
+               : rt_queue_create(ctx->sched, flags & CU_STREAM_NON_BLOCKING ? RT_QUEUE_NON_BLOCKING : 0,
+                                 priority);
+    if (!s->q || !cu_handle_add(s, CU_KIND_STREAM)) {
+        if (s->q && type != CU_STREAM_LEGACY_NULL)
+            rt_queue_destroy(s->q);
         free(s);
         return NULL;
     }
@@ -37,94 +51,53 @@ struct CUstream_st *cu_stream_new(struct CUctx_st *ctx, cu_stream_type type, uns
     return s;
 }
 
-/* Waits for the stream's work, then frees it (unlinks it from its context). */
+/* Frees the handle at once; the queue's pending work still runs (CUDA:
+ * destroying a stream does not wait). */
 void cu_stream_free(struct CUstream_st *s)
 {
     cu_handle_remove(s);
-    pthread_mutex_lock(&s->lock);
-    pthread_mutex_unlock(&s->lock);
     pthread_mutex_lock(&s->ctx->lock);
     cu_list_unlink(&s->node);
     pthread_mutex_unlock(&s->ctx->lock);
-    pthread_mutex_destroy(&s->lock);
+    if (s->type != CU_STREAM_LEGACY_NULL)
+        rt_queue_destroy(s->q);
     free(s);
 }
 
-/* ---- legacy-stream ordering --------------------------------------------------------------- */
+/* ---- submission and waiting ---------------------------------------------------------- */
 
-static pthread_rwlock_t *legacy_lock(struct CUctx_st *ctx)
+static int op_run(void *arg)
 {
-    return &ctx->legacy_lock;
+    cu_op *op = arg;
+    return (int)op->run(op);
 }
 
-static bool blocking(const struct CUstream_st *s)
+static void op_release(void *arg)
 {
-    return !(s->flags & CU_STREAM_NON_BLOCKING);
-}
-
-static void order_enter(struct CUstream_st *s)
-{
-    if (s->type == CU_STREAM_LEGACY_NULL)
-        pthread_rwlock_wrlock(legacy_lock(s->ctx));
-    else if (blocking(s))
-        pthread_rwlock_rdlock(legacy_lock(s->ctx));
-    pthread_mutex_lock(&s->lock);
-}
-
-static void order_leave(struct CUstream_st *s)
-{
-    pthread_mutex_unlock(&s->lock);
-    if (s->type == CU_STREAM_LEGACY_NULL || blocking(s))
-        pthread_rwlock_unlock(legacy_lock(s->ctx));
-}
-
-/* Kernel faults poison the context, as on a GPU. */
-static bool is_sticky(CUresult r)
-{
-    return r == CUDA_ERROR_ILLEGAL_ADDRESS || r == CUDA_ERROR_LAUNCH_FAILED ||
-           r == CUDA_ERROR_ASSERT || r == CUDA_ERROR_ILLEGAL_INSTRUCTION ||
-           r == CUDA_ERROR_MISALIGNED_ADDRESS || r == CUDA_ERROR_HARDWARE_STACK_ERROR ||
-           r == CUDA_ERROR_INVALID_ADDRESS_SPACE || r == CUDA_ERROR_INVALID_PC;
-}
-
-CUresult cu_stream_submit(struct CUstream_st *s, cu_op *op)
-{
-    order_enter(s);
-    CUresult r = cu_ctx_sticky(s->ctx);
-    if (!r) {
-        r = op->run(op);
-        if (is_sticky(r))
-            cu_ctx_set_sticky(s->ctx, r);
-    }
-    order_leave(s);
+    cu_op *op = arg;
     if (op->release)
         op->release(op);
     else
         free(op);
-    return r;
+}
+
+CUresult cu_stream_submit(struct CUstream_st *s, cu_op *op)
+{
+    int rc = rt_queue_kernel(s->q, op_run, op, op_release);
+    if (rc)
+        op_release(op);
+    return cu_queue_result(rc);
 }
 
 CUresult cu_stream_sync(struct CUstream_st *s)
 {
-    order_enter(s);
-    order_leave(s);
-    return cu_ctx_sticky(s->ctx);
+    return cu_queue_result(rt_queue_sync(s->q, RT_WAIT_FOREVER));
 }
 
 CUresult cu_ctx_sync(struct CUctx_st *ctx)
 {
-    /* Exclusive legacy ordering waits for every blocking stream; the
-     * non-blocking ones are waited for one by one. */
-    pthread_rwlock_wrlock(legacy_lock(ctx));
-    pthread_rwlock_unlock(legacy_lock(ctx));
-    pthread_mutex_lock(&ctx->lock);
-    for (cu_list_node *n = ctx->streams.next; n != &ctx->streams; n = n->next) {
-        struct CUstream_st *s = CU_CONTAINER(n, struct CUstream_st, node);
-        pthread_mutex_lock(&s->lock);
-        pthread_mutex_unlock(&s->lock);
-    }
-    pthread_mutex_unlock(&ctx->lock);
-    return cu_ctx_sticky(ctx);
+    return ctx->sched ? cu_queue_result(rt_sched_sync(ctx->sched, RT_WAIT_FOREVER))
+                      : CUDA_SUCCESS;
 }
 
 /* ---- resolving stream arguments ---------------------------------------------------------- */
@@ -226,19 +199,12 @@ CUresult cuStreamSynchronize(CUstream hStream)
     return r ? r : cu_stream_sync(s);
 }
 
-/* Work runs when submitted, so a stream is idle whenever no other thread
- * is running its work. */
 CUresult cuStreamQuery(CUstream hStream)
 {
     struct CUctx_st *c;
     struct CUstream_st *s;
     CUresult r = cu_stream_resolve(hStream, &c, &s);
-    if (r || (r = cu_ctx_sticky(c)))
-        return r;
-    if (pthread_mutex_trylock(&s->lock))
-        return CUDA_ERROR_NOT_READY;
-    pthread_mutex_unlock(&s->lock);
-    return CUDA_SUCCESS;
+    return r ? r : cu_queue_result(rt_queue_query(s->q));
 }
 
 CUresult cuStreamGetPriority(CUstream hStream, int *priority)
@@ -349,22 +315,23 @@ CUresult cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, size_t lengt
 
 /* ---- host functions in stream order ------------------------------------------------------ */
 
-typedef struct host_op {
-    cu_op op;
+typedef struct host_call {
     CUhostFn fn;
     CUstreamCallback cb;
     CUstream handle;
     void *data;
-} host_op;
+} host_call;
 
-static CUresult host_op_run(cu_op *op)
+/* Runs on a processor thread.  cuLaunchHostFunc's functions are skipped
+ * once the context has an error; cuStreamAddCallback's get it as status. */
+static void host_run(void *arg, int status)
 {
-    host_op *h = (host_op *)op;
-    if (h->fn)
+    host_call *h = arg;
+    if (h->cb)
+        h->cb(h->handle, cu_queue_result(status), h->data);
+    else if (!status)
         h->fn(h->data);
-    else
-        h->cb(h->handle, cu_ctx_sticky(op->ctx), h->data);
-    return CUDA_SUCCESS;
+    free(h);
 }
 
 static CUresult submit_host(CUstream hStream, CUhostFn fn, CUstreamCallback cb, void *data)
@@ -374,11 +341,14 @@ static CUresult submit_host(CUstream hStream, CUhostFn fn, CUstreamCallback cb, 
     CUresult r = cu_stream_resolve(hStream, &c, &s);
     if (r || (r = cu_ctx_sticky(c)))
         return r;
-    host_op *op = malloc(sizeof *op);
-    if (!op)
+    host_call *h = malloc(sizeof *h);
+    if (!h)
         return CUDA_ERROR_OUT_OF_MEMORY;
-    *op = (host_op){{host_op_run, NULL, c}, fn, cb, hStream, data};
-    return cu_stream_submit(s, &op->op);
+    *h = (host_call){fn, cb, hStream, data};
+    int rc = rt_queue_host(s->q, host_run, h);
+    if (rc)
+        free(h);
+    return cu_queue_result(rc);
 }
 
 CUresult cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData)
@@ -398,16 +368,17 @@ CUresult cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void *
 
 /* ---- memory operations in stream order --------------------------------------------------- */
 
-typedef struct write_op {
+typedef struct value_op {
     cu_op op;
     uintptr_t addr;
     uint64_t value;
+    unsigned flags;
     bool wide;
-} write_op;
+} value_op;
 
-static CUresult write_op_run(cu_op *op)
+static CUresult write_run(cu_op *op)
 {
-    write_op *w = (write_op *)op;
+    value_op *w = (value_op *)op;
     if (w->wide)
         atomic_store((_Atomic uint64_t *)w->addr, w->value);
     else
@@ -415,8 +386,37 @@ static CUresult write_op_run(cu_op *op)
     return CUDA_SUCCESS;
 }
 
-static CUresult write_value(CUstream hStream, CUdeviceptr addr, uint64_t value, unsigned flags,
-                            bool wide)
+static bool wait_done(const value_op *w)
+{
+    uint64_t v = w->wide ? atomic_load((_Atomic uint64_t *)w->addr)
+                         : atomic_load((_Atomic uint32_t *)w->addr);
+    uint64_t want = w->value;
+    switch (w->flags & 3u) {
+    case CU_STREAM_WAIT_VALUE_GEQ:
+        return w->wide ? (int64_t)(v - want) >= 0 : (int32_t)(uint32_t)(v - want) >= 0;
+    case CU_STREAM_WAIT_VALUE_EQ: return v == want;
+    case CU_STREAM_WAIT_VALUE_AND: return (v & want) != 0;
+    default: return (w->wide ? ~(v | want) : (uint32_t)~(v | want)) != 0; /* NOR */
+    }
+}
+
+/* Holds this stream's processor thread until the condition holds, polling
+ * with a backoff that tops out at 50 microseconds. */
+static CUresult wait_run(cu_op *op)
+{
+    value_op *w = (value_op *)op;
+    long ns = 100;
+    while (!wait_done(w)) {
+        struct timespec ts = {0, ns};
+        nanosleep(&ts, NULL);
+        if (ns < 50000)
+            ns *= 2;
+    }
+    return CUDA_SUCCESS;
+}
+
+static CUresult value_op_submit(CUstream hStream, CUdeviceptr addr, uint64_t value,
+                                unsigned flags, bool wide, bool wait)
 {
     struct CUctx_st *c;
     struct CUstream_st *s;
@@ -424,40 +424,36 @@ static CUresult write_value(CUstream hStream, CUdeviceptr addr, uint64_t value, 
     if (r || (r = cu_ctx_sticky(c)))
         return r;
     size_t n = wide ? 8 : 4;
-    if ((flags & ~(unsigned)CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER) || addr % n ||
-        !cu_map_find((uintptr_t)addr, n, NULL))
+    unsigned known = wait ? 3u | CU_STREAM_WAIT_VALUE_FLUSH : CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER;
+    if ((flags & ~known) || addr % n || !cu_map_find((uintptr_t)addr, n, NULL))
         return CUDA_ERROR_INVALID_VALUE;
-    write_op *op = malloc(sizeof *op);
+    value_op *op = malloc(sizeof *op);
     if (!op)
         return CUDA_ERROR_OUT_OF_MEMORY;
-    *op = (write_op){{write_op_run, NULL, c}, (uintptr_t)addr, value, wide};
+    *op = (value_op){{wait ? wait_run : write_run, NULL, c}, (uintptr_t)addr, value, flags, wide};
     return cu_stream_submit(s, &op->op);
 }
 
 CUresult cuStreamWriteValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value,
                                  unsigned int flags)
 {
-    return write_value(stream, addr, value, flags, false);
+    return value_op_submit(stream, addr, value, flags, false, false);
 }
 
 CUresult cuStreamWriteValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value,
                                  unsigned int flags)
 {
-    return write_value(stream, addr, value, flags, true);
+    return value_op_submit(stream, addr, value, flags, true, false);
 }
 
-/* Waiting on memory needs work that runs behind the submitting thread's
- * back (a later write would come from this very thread). */
 CUresult cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value,
                                 unsigned int flags)
 {
-    (void)stream, (void)addr, (void)value, (void)flags;
-    return cu_check_init() ? cu_check_init() : CUDA_ERROR_NOT_SUPPORTED;
+    return value_op_submit(stream, addr, value, flags, false, true);
 }
 
 CUresult cuStreamWaitValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value,
                                 unsigned int flags)
 {
-    (void)stream, (void)addr, (void)value, (void)flags;
-    return cu_check_init() ? cu_check_init() : CUDA_ERROR_NOT_SUPPORTED;
+    return value_op_submit(stream, addr, value, flags, true, true);
 }

@@ -485,7 +485,8 @@ static void test_peer_copy(void **state)
     CU_OK(cuMemcpyDtoH(got, theirs, 256));
     assert_memory_equal(got, src, 256);
     CU_OK(cuMemcpyPeerAsync(mine, ctx, theirs, other, 128, NULL));
-    CU_OK(cuCtxDestroy(other)); /* frees `theirs` */
+    CU_OK(cuStreamSynchronize(NULL)); /* the copy reads memory `other` owns */
+    CU_OK(cuCtxDestroy(other));       /* frees `theirs` */
     CU_EXPECT(CUDA_ERROR_INVALID_CONTEXT, cuMemcpyPeer(mine, ctx, theirs, other, 16));
     CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuMemcpyDtoH(got, theirs, 16));
     CU_OK(cuMemFree(mine));

@@ -275,6 +275,32 @@ static void test_stream_memory_operations(void **state)
     assert_int_equal(w[3], 0x11223344u);
     CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuStreamWriteValue32(NULL, flag + 2, 1, 0));
     CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuStreamWriteValue32(NULL, (CUdeviceptr)0x100, 1, 0));
+    CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuStreamWaitValue32(NULL, flag, 1, 0x10));
+    /* A stream held by a wait: its later work runs only once the host
+     * writes the value (device memory is host memory), and the wait of a
+     * second stream is released by the first stream's write. */
+    CUstream a, b;
+    CU_OK(cuStreamCreate(&a, CU_STREAM_NON_BLOCKING));
+    CU_OK(cuStreamCreate(&b, CU_STREAM_NON_BLOCKING));
+    CUdeviceptr x;
+    CU_OK(cuMemAlloc(&x, 64 * 4));
+    CU_OK(cuMemsetD32(x, 0x3f800000, 64)); /* 1.0f */
+    CU_OK(cuMemsetD8(flag, 0, 16));
+    CU_OK(cuStreamWaitValue32(a, flag, 5, CU_STREAM_WAIT_VALUE_GEQ));
+    CU_OK(launch_scale(a, x, 2.0f, 64));
+    CU_OK(cuStreamWriteValue32(a, flag + 8, 1, 0));
+    CU_OK(cuStreamWaitValue64(b, flag + 8, 1, CU_STREAM_WAIT_VALUE_EQ));
+    CU_OK(launch_scale(b, x, 3.0f, 64));
+    CU_EXPECT(CUDA_ERROR_NOT_READY, cuStreamQuery(a)); /* still waiting */
+    __atomic_store_n((uint32_t *)(uintptr_t)flag, 7u, __ATOMIC_RELEASE);
+    CU_OK(cuStreamSynchronize(b));
+    float back[64];
+    CU_OK(cuMemcpyDtoH(back, x, sizeof back));
+    for (int i = 0; i < 64; i++)
+        assert_true(back[i] == 6.0f);
+    CU_OK(cuStreamDestroy(a));
+    CU_OK(cuStreamDestroy(b));
+    CU_OK(cuMemFree(x));
     CU_OK(cuMemFree(flag));
 }
 
