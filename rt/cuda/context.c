@@ -176,7 +176,7 @@ CUresult cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArray, int n
     if (numParams < 0 || (numParams > 0 && !paramsArray))
         return CUDA_ERROR_INVALID_VALUE;
     if (numParams > 0)
-        return cu_check_init() ? cu_check_init() : CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY;
+        return cu_init_or(CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY);
     return ctx_create(pctx, flags, dev);
 }
 
@@ -184,9 +184,9 @@ CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *params, unsigned int
                         CUdevice dev)
 {
     if (params && params->numExecAffinityParams > 0)
-        return cu_check_init() ? cu_check_init() : CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY;
+        return cu_init_or(CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY);
     if (params && params->cigParams)
-        return cu_check_init() ? cu_check_init() : CUDA_ERROR_NOT_SUPPORTED;
+        return cu_init_or(CUDA_ERROR_NOT_SUPPORTED);
     return ctx_create(pctx, flags, dev);
 }
 

@@ -44,6 +44,13 @@ typedef struct cu_arch_limits {
 
 /* CUDA_SUCCESS once cuInit succeeded, else CUDA_ERROR_NOT_INITIALIZED. */
 CUresult cu_check_init(void);
+/* cu_check_init's error if the driver is not initialized, else r: the
+ * first thing a failing entry point reports. */
+static inline CUresult cu_init_or(CUresult r)
+{
+    CUresult i = cu_check_init();
+    return i ? i : r;
+}
 const cu_device_cfg *cu_device(void);
 cu_arch_limits cu_arch(void);
 ptxjit_ctx *cu_engine(void);

@@ -224,7 +224,7 @@ CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, CU
     struct CUfunc_st *f;
     CUresult r = cu_func_resolve(func, &f);
     if (r)
-        return cu_check_init() ? cu_check_init() : r;
+        return cu_init_or(r);
     if (!numBlocks || blockSize <= 0 || flags > CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE)
         return CUDA_ERROR_INVALID_VALUE;
     *numBlocks = cu_func_blocks_per_sm(f, blockSize, dynamicSMemSize);
@@ -249,7 +249,7 @@ CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, int *blockS
     struct CUfunc_st *f;
     CUresult r = cu_func_resolve(func, &f);
     if (r)
-        return cu_check_init() ? cu_check_init() : r;
+        return cu_init_or(r);
     if (!minGridSize || !blockSize || blockSizeLimit < 0 ||
         flags > CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE)
         return CUDA_ERROR_INVALID_VALUE;
@@ -286,7 +286,7 @@ CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, CUfunc
     struct CUfunc_st *f;
     CUresult r = cu_func_resolve(func, &f);
     if (r)
-        return cu_check_init() ? cu_check_init() : r;
+        return cu_init_or(r);
     if (!dynamicSmemSize || numBlocks <= 0 || blockSize <= 0)
         return CUDA_ERROR_INVALID_VALUE;
     cu_arch_limits a = cu_arch();

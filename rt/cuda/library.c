@@ -298,7 +298,7 @@ CUresult cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int numKernels, C
 CUresult cuLibraryGetModule(CUmodule *pMod, CUlibrary library)
 {
     if (!pMod)
-        return cu_check_init() ? cu_check_init() : CUDA_ERROR_INVALID_VALUE;
+        return cu_init_or(CUDA_ERROR_INVALID_VALUE);
     return current_instance(library, pMod);
 }
 
@@ -370,7 +370,7 @@ CUresult cu_func_resolve(CUfunction h, struct CUfunc_st **out)
 CUresult cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)
 {
     if (!pFunc)
-        return cu_check_init() ? cu_check_init() : CUDA_ERROR_INVALID_VALUE;
+        return cu_init_or(CUDA_ERROR_INVALID_VALUE);
     return kernel_function(kernel, pFunc);
 }
 

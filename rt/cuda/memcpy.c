@@ -300,17 +300,17 @@ static CUresult copy_3d(const shape3d *m, CUstream h, bool sync)
     uintptr_t dp, sp;
     CUresult r = memcpy_side(m->dtype, m->dhost, m->ddev, &dp, &dk);
     if (r || (r = memcpy_side(m->stype, m->shost, m->sdev, &sp, &sk)))
-        return cu_check_init() ? cu_check_init() : r;
+        return cu_init_or(r);
     size_t spitch = m->spitch ? m->spitch : m->w, dpitch = m->dpitch ? m->dpitch : m->w;
     if ((m->h > 1 || m->d > 1) && (spitch < m->w || dpitch < m->w))
-        return cu_check_init() ? cu_check_init() : CUDA_ERROR_INVALID_VALUE;
+        return cu_init_or(CUDA_ERROR_INVALID_VALUE);
     if (m->d > 1 && (m->sheight < m->h || m->dheight < m->h))
-        return cu_check_init() ? cu_check_init() : CUDA_ERROR_INVALID_VALUE;
+        return cu_init_or(CUDA_ERROR_INVALID_VALUE);
     /* the first byte of each side, with overflow checks */
     unsigned __int128 s0 = sp + m->sx + ((unsigned __int128)m->sz * m->sheight + m->sy) * spitch;
     unsigned __int128 d0 = dp + m->dx + ((unsigned __int128)m->dz * m->dheight + m->dy) * dpitch;
     if (s0 > UINTPTR_MAX || d0 > UINTPTR_MAX)
-        return cu_check_init() ? cu_check_init() : CUDA_ERROR_INVALID_VALUE;
+        return cu_init_or(CUDA_ERROR_INVALID_VALUE);
     cu_copy c = {(uintptr_t)d0, (uintptr_t)s0, dpitch, spitch, dpitch * m->dheight,
                  spitch * m->sheight, m->w, m->h, m->d, false};
     return do_copy(c, dk, sk, h, sync);
@@ -326,7 +326,7 @@ static shape3d from_2d(const CUDA_MEMCPY2D *p)
 static CUresult copy_2d(const CUDA_MEMCPY2D *p, CUstream h, bool sync)
 {
     if (!p)
-        return cu_check_init() ? cu_check_init() : CUDA_ERROR_INVALID_VALUE;
+        return cu_init_or(CUDA_ERROR_INVALID_VALUE);
     shape3d m = from_2d(p);
     return copy_3d(&m, h, sync);
 }
@@ -338,7 +338,7 @@ CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *p, CUstream h) { return copy_2d
 static CUresult copy_3d_desc(const CUDA_MEMCPY3D *p, CUstream h, bool sync)
 {
     if (!p || p->srcLOD || p->dstLOD)
-        return cu_check_init() ? cu_check_init() : CUDA_ERROR_INVALID_VALUE;
+        return cu_init_or(CUDA_ERROR_INVALID_VALUE);
     shape3d m = {p->dstMemoryType, p->srcMemoryType, p->srcHost, p->dstHost, p->srcDevice,
                  p->dstDevice, p->srcXInBytes, p->srcY, p->srcZ, p->dstXInBytes, p->dstY,
                  p->dstZ, p->srcPitch, p->dstPitch, p->srcHeight, p->dstHeight, p->WidthInBytes,
@@ -352,7 +352,7 @@ CUresult cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *p, CUstream h) { return copy_3d
 static CUresult copy_3d_peer(const CUDA_MEMCPY3D_PEER *p, CUstream h, bool sync)
 {
     if (!p || p->srcLOD || p->dstLOD)
-        return cu_check_init() ? cu_check_init() : CUDA_ERROR_INVALID_VALUE;
+        return cu_init_or(CUDA_ERROR_INVALID_VALUE);
     CUresult r = peer_check(p->dstContext, p->srcContext);
     if (r)
         return r;

@@ -384,7 +384,7 @@ CUresult cuMemRangeGetAttributes(void **data, size_t *dataSizes,
                                  CUdeviceptr devPtr, size_t count)
 {
     if (!data || !dataSizes || !attributes || !numAttributes)
-        return cu_check_init() ? cu_check_init() : CUDA_ERROR_INVALID_VALUE;
+        return cu_init_or(CUDA_ERROR_INVALID_VALUE);
     for (size_t i = 0; i < numAttributes; i++) {
         CUresult r = cuMemRangeGetAttribute(data[i], dataSizes[i], attributes[i], devPtr, count);
         if (r)

@@ -95,7 +95,7 @@ CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPoo
                                  CUstream hStream)
 {
     if (!pool)
-        return cu_check_init() ? cu_check_init() : CUDA_ERROR_INVALID_VALUE;
+        return cu_init_or(CUDA_ERROR_INVALID_VALUE);
     return alloc_async(dptr, bytesize, pool, hStream);
 }
 

@@ -262,7 +262,7 @@ CUresult cuStreamGetCtx(CUstream hStream, CUcontext *pctx)
 CUresult cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx)
 {
     if (!pGreenCtx)
-        return cu_check_init() ? cu_check_init() : CUDA_ERROR_INVALID_VALUE;
+        return cu_init_or(CUDA_ERROR_INVALID_VALUE);
     CUresult r = cuStreamGetCtx(hStream, pCtx);
     if (!r)
         *pGreenCtx = NULL;
@@ -354,7 +354,7 @@ static CUresult submit_host(CUstream hStream, CUhostFn fn, CUstreamCallback cb, 
 CUresult cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData)
 {
     if (!fn)
-        return cu_check_init() ? cu_check_init() : CUDA_ERROR_INVALID_VALUE;
+        return cu_init_or(CUDA_ERROR_INVALID_VALUE);
     return submit_host(hStream, fn, NULL, userData);
 }
 
@@ -362,7 +362,7 @@ CUresult cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void *
                              unsigned int flags)
 {
     if (!callback || flags != 0)
-        return cu_check_init() ? cu_check_init() : CUDA_ERROR_INVALID_VALUE;
+        return cu_init_or(CUDA_ERROR_INVALID_VALUE);
     return submit_host(hStream, NULL, callback, userData);
 }
 
