@@ -304,6 +304,65 @@ static void test_stream_memory_operations(void **state)
     CU_OK(cuMemFree(flag));
 }
 
+/* Two streams run at once: a kernel in stream a spins until a kernel in
+ * stream b sets a flag (giving up after 2^31 polls, which a serializing
+ * implementation would reach: out stays 0 then). */
+static const char handshake_ptx[] =
+    ".version 7.0\n.target sm_80\n.address_size 64\n"
+    ".visible .entry wait_flag(.param .u64 flag, .param .u64 out)\n"
+    "{\n"
+    "  .reg .pred %p<3>; .reg .b32 %r<4>; .reg .b64 %rd<3>;\n"
+    "  ld.param.u64 %rd1, [flag];\n"
+    "  ld.param.u64 %rd2, [out];\n"
+    "  mov.u32 %r1, 0;\n"
+    "LOOP:\n"
+    "  ld.volatile.global.u32 %r2, [%rd1];\n"
+    "  setp.ne.u32 %p1, %r2, 0;\n"
+    "  @%p1 bra DONE;\n"
+    "  add.u32 %r1, %r1, 1;\n"
+    "  setp.lt.u32 %p2, %r1, -2147483648;\n"
+    "  @%p2 bra LOOP;\n"
+    "DONE:\n"
+    "  st.global.u32 [%rd2], %r2;\n"
+    "  ret;\n"
+    "}\n"
+    ".visible .entry set_flag(.param .u64 flag)\n"
+    "{\n"
+    "  .reg .b32 %r<2>; .reg .b64 %rd<2>;\n"
+    "  ld.param.u64 %rd1, [flag];\n"
+    "  mov.u32 %r1, 1;\n"
+    "  st.volatile.global.u32 [%rd1], %r1;\n"
+    "  ret;\n"
+    "}\n";
+
+static void test_streams_run_concurrently(void **state)
+{
+    (void)state;
+    CUmodule m;
+    CU_OK(cuModuleLoadData(&m, handshake_ptx));
+    CUfunction wait_fn, set_fn;
+    CU_OK(cuModuleGetFunction(&wait_fn, m, "wait_flag"));
+    CU_OK(cuModuleGetFunction(&set_fn, m, "set_flag"));
+    CUdeviceptr flag, out;
+    CU_OK(cuMemAlloc(&flag, 4));
+    CU_OK(cuMemAlloc(&out, 4));
+    CUstream a, b;
+    CU_OK(cuStreamCreate(&a, CU_STREAM_NON_BLOCKING));
+    CU_OK(cuStreamCreate(&b, CU_STREAM_NON_BLOCKING));
+    void *wargs[] = {&flag, &out};
+    void *sargs[] = {&flag};
+    CU_OK(cuLaunchKernel(wait_fn, 1, 1, 1, 1, 1, 1, 0, a, wargs, NULL));
+    CU_OK(cuLaunchKernel(set_fn, 1, 1, 1, 1, 1, 1, 0, b, sargs, NULL));
+    CU_OK(cuStreamSynchronize(a));
+    CU_OK(cuStreamSynchronize(b));
+    unsigned saw = 0;
+    CU_OK(cuMemcpyDtoH(&saw, out, 4));
+    assert_int_equal(saw, 1);
+    CU_OK(cuStreamDestroy(a));
+    CU_OK(cuStreamDestroy(b));
+    CU_OK(cuModuleUnload(m));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -313,6 +372,7 @@ int main(void)
         cmocka_unit_test(test_cross_stream_wait),
         cmocka_unit_test(test_legacy_stream_ordering),
         cmocka_unit_test(test_stream_memory_operations),
+        cmocka_unit_test(test_streams_run_concurrently),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
