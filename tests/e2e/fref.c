@@ -32,12 +32,14 @@ static int msb(u128 m)
 }
 
 /* Shifts m so that its top bit is at `to`; only lossless shifts (left, or
- * right over zero bits) are allowed here. */
+ * right over zero bits) are allowed here.  An inexact value (sticky) must
+ * already carry at least 60 bits, more than every format's precision (53)
+ * plus a guard bit, so the discarded fraction acts only as a sticky bit. */
 static fr_val norm_to(fr_val v, int to)
 {
     int s = to - msb(v.m);
     if (s > 0) {
-        assert(!v.sticky || msb(v.m) >= 100);
+        assert(!v.sticky || msb(v.m) >= 60);
         v.m <<= s;
         v.e -= s;
     } else if (s < 0) {

@@ -741,6 +741,30 @@ static uint64_t ref_bitop(const fcase *c, uint64_t a, uint64_t b, uint64_t cc)
     return r;
 }
 
+/* set.cmp.dtype.stype: per element (per half for pairs) all ones for an
+ * integer destination, 1.0 for a float one, else 0. */
+static uint64_t ref_set(const fcase *c, uint64_t a, uint64_t b, uint64_t cc)
+{
+    (void)cc;
+    bool pair = c->ka == 'H' || c->ka == 'B';
+    fr_fmt df = kind_float(c->kd) ? kind_fmt(c->kd) : FR_NFMT;
+    unsigned ew = pair ? 16 : kind_size(c->kd) * 8;
+    uint64_t one = df == FR_NFMT ? (ew == 64 ? ~0ull : (1ull << ew) - 1) : one_bits(df), r = 0;
+    for (int h = 0; h < (pair ? 2 : 1); h++) {
+        uint64_t x = pair ? (a >> 16 * h) & 0xffff : a, y = pair ? (b >> 16 * h) & 0xffff : b;
+        if (cmp1(c->fmt, c->op, c->flags, x, y))
+            r |= one << (ew * h);
+    }
+    return r;
+}
+
+/* slct.dtype.f32 d, a, b, c: a if c >= 0 (.ftz: c flushed first), else b. */
+static uint64_t ref_slct(const fcase *c, uint64_t a, uint64_t b, uint64_t cc)
+{
+    fr_val v = fval(FR_F32, cc, c->flags);
+    return (v.cls == 0 || (v.cls != 3 && !v.sign)) ? a : b;
+}
+
 enum { T_FINITE, T_INFINITE, T_NUMBER, T_NOTANUMBER, T_NORMAL, T_SUBNORMAL };
 static const char *testp_name[] = {"finite", "infinite", "number", "notanumber", "normal", "subnormal"};
 static uint64_t ref_testp(const fcase *c, uint64_t a, uint64_t b, uint64_t cc)
@@ -1002,6 +1026,18 @@ static size_t build_cvt_float(void)
     return first;
 }
 
+/* set.cmp{.ftz}.dtype.stype d, a, b. */
+static void set_case(int cmp, int flags, const char *dt, const char *st)
+{
+    char name[80], ptx[160], k = kind_of_type(st), kk[4] = {kind_of_type(dt), k, k, 0};
+    if (!kk[0])
+        kk[0] = 'S';
+    snprintf(name, sizeof name, "set.%s%s.%s.%s", cmp_name[cmp], (flags & F_FTZ) ? ".ftz" : "", dt, st);
+    snprintf(ptx, sizeof ptx, "%s %%d, %%a, %%b;", name);
+    fcase *c = add_case(name, kk, ptx);
+    c->ref = ref_set, c->op = cmp, c->flags = flags, c->fmt = kind_fmt(k), c->gen = G_NEAR;
+}
+
 /* setp.cmp{.ftz}.type p|q, a, b; d = p | q << 1. */
 static void setp_case(const char *ty, int cmp, int ftz)
 {
@@ -1056,6 +1092,17 @@ static size_t build_misc(void)
         for (int cmp = C_EQ; cmp <= C_NAN; cmp++)
             for (int ftz = 0; ftz <= (t == 2); ftz++)
                 setp_case(ty, cmp, ftz);
+        static const int set_cmps[] = {C_LT, C_NEU, C_GEU, C_NAN};
+        for (int i = 0; i < 4; i++) {
+            set_case(set_cmps[i], 0, "u32", ty);
+            set_case(set_cmps[i], t == 2 && i == 0 ? F_FTZ : 0, "f32", ty);
+        }
+    }
+    for (int ftz = 0; ftz <= 1; ftz++) {
+        snprintf(name, sizeof name, "slct%s.b32.f32", ftz ? ".ftz" : "");
+        snprintf(ptx, sizeof ptx, "%s %%d, %%a, %%b, %%c;", name);
+        fcase *c = add_case(name, "uuuf", ptx);
+        c->ref = ref_slct, c->flags = ftz ? F_FTZ : 0;
     }
     return first;
 }
@@ -1113,6 +1160,9 @@ static size_t build_half(void)
         for (int cmp = C_EQ; cmp <= C_NAN; cmp++)
             for (int ftz = 0; ftz <= !bf; ftz++)
                 setp_case(ty, cmp, ftz);
+        set_case(C_LT, 0, ty, ty);
+        set_case(C_GEU, bf ? 0 : F_FTZ, ty, ty);
+        set_case(C_NE, 0, ti % 2 ? "u32" : "u16", ty);
     }
     return first;
 }
