@@ -561,6 +561,8 @@ static void lower_prologue(fn *F)
     LLVMBuildStore(L->b, const_i32(L, 0), F->parked);
     F->forced = entry_alloca(F, L->i32, "forced");
     LLVMBuildStore(L->b, const_i32(L, 0), F->forced);
+    F->bar_done = entry_alloca(F, L->i32, "bar.done");
+    LLVMBuildStore(L->b, const_i32(L, 0), F->bar_done);
     LLVMValueRef launch = load_field(F, F->cta, PTXJIT_CTA_GRID, L->ptr);
     F->shared_base = load_field(F, F->cta, PTXJIT_CTA_SHARED, L->ptr);
     if (F->is_entry) {
@@ -607,6 +609,7 @@ static void lower_function(lw *L, const ptx_func *f)
     free(F.next_block);
     free(F.sync_block);
     free(F.park_block);
+    free(F.cta_barrier_block);
     free(F.from_later);
 }
 

@@ -384,15 +384,25 @@ static LLVMValueRef uniform_u32(fn *F, const ptx_operand *o, LLVMValueRef mask)
     return LLVMBuildExtractElement(L->b, v, first_lane(F, mask), "");
 }
 
-/* Calls ptxjit_rt_bar for the warp when any lane of mask executes the
- * barrier (a warp whose lanes all skip it does not arrive); returns the
- * result, 0 when skipped. */
-static LLVMValueRef call_bar(fn *F, LLVMValueRef mask, LLVMValueRef id, LLVMValueRef threads,
-                             uint32_t op, LLVMValueRef value)
+/* Calls ptxjit_rt_bar for the warp when lanes of mask still have to
+ * arrive (none execute it, or the warp already arrived for them at
+ * another barrier instruction: lower_converge.c); returns the result, 0
+ * when skipped. */
+static LLVMValueRef call_bar(fn *F, const ptx_instr *in, LLVMValueRef mask, LLVMValueRef id,
+                             LLVMValueRef threads, uint32_t op, LLVMValueRef value)
 {
     lw *L = F->L;
     LLVMBuilderRef b = L->b;
-    LLVMValueRef any = LLVMBuildICmp(b, LLVMIntNE, mask_bits(F, mask), const_i32(L, 0), "");
+    LLVMValueRef sib = const_i32(L, 0);
+    LLVMValueRef lanes = op == PTXJIT_BAR_CLUSTER_WAIT ? mask_bits(F, mask) : barrier_arrivals(F, mask, &sib);
+    LLVMValueRef opv = const_i32(L, op);
+    if (op >= PTXJIT_BAR_RED_POPC && op <= PTXJIT_BAR_RED_OR) {
+        /* the other lanes' predicates are not at hand: an error, not a guess */
+        LLVMValueRef split = LLVMBuildICmp(b, LLVMIntNE, sib, const_i32(L, 0), "");
+        opv = LLVMBuildSelect(b, split, const_i32(L, PTXJIT_BAR_RED_SPLIT), opv, "");
+        id = LLVMBuildSelect(b, split, const_i32(L, in->loc.line), id, "");
+    }
+    LLVMValueRef any = LLVMBuildICmp(b, LLVMIntNE, lanes, const_i32(L, 0), "");
     LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
     LLVMBasicBlockRef call = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "bar");
     LLVMBasicBlockRef after = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "bar.done");
@@ -400,7 +410,7 @@ static LLVMValueRef call_bar(fn *F, LLVMValueRef mask, LLVMValueRef id, LLVMValu
     LLVMPositionBuilderAtEnd(b, call);
     LLVMTypeRef p[6] = {L->ptr, L->i32, L->i32, L->i32, L->i32, L->i32};
     LLVMValueRef f = declare_rt(L, "ptxjit_rt_bar", L->i32, p, 6);
-    LLVMValueRef args[6] = {F->cta, F->warp, id, threads, const_i32(L, op), value};
+    LLVMValueRef args[6] = {F->cta, F->warp, id, threads, opv, value};
     LLVMValueRef r = LLVMBuildCall2(b, LLVMGlobalGetValueType(f), f, args, 6, "");
     LLVMBuildBr(b, after);
     LLVMPositionBuilderAtEnd(b, after);
@@ -417,7 +427,7 @@ static void lower_barrier(fn *F, const ptx_instr *in, LLVMValueRef mask, uint32_
     lw *L = F->L;
     LLVMValueRef id = in->nopds > 0 ? uniform_u32(F, &in->opds[0], mask) : const_i32(L, 0);
     LLVMValueRef threads = in->nopds > 1 ? uniform_u32(F, &in->opds[1], mask) : const_i32(L, 0);
-    call_bar(F, mask, id, threads, op, const_i32(L, 0));
+    call_bar(F, in, mask, id, threads, op, const_i32(L, 0));
 }
 
 /* bar.red.{popc.u32, and.pred, or.pred} d, a{, b}, {!}c */
@@ -447,7 +457,7 @@ static void lower_barrier_red(fn *F, const ptx_instr *in, LLVMValueRef mask)
         value = LLVMBuildZExt(L->b, LLVMBuildICmp(L->b, LLVMIntNE, on, const_i32(L, 0), ""), L->i32, "");
         break;
     }
-    LLVMValueRef r = call_bar(F, mask, id, threads, op, value);
+    LLVMValueRef r = call_bar(F, in, mask, id, threads, op, value);
     if (op == PTXJIT_BAR_RED_POPC)
         write_reg(F, &in->opds[0], splat(L, r), PTX_TYPE_U32, false, mask);
     else

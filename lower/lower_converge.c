@@ -165,15 +165,44 @@ void place_sync_points(fn *F)
         split_blocks(F, split);
     F->sync_block = calloc(F->nblocks, 1);
     F->park_block = calloc(F->nblocks, 1);
+    F->cta_barrier_block = calloc(F->nblocks, 1);
     for (uint32_t i = 0; i < f->nbody; i++) {
         if (!sync_stmt(f, i))
             continue;
         uint32_t b = F->block_of_stmt[i];
+        bool cta = ptx_op_effects(f->body[i].instr->op) & E_SYNC;
         F->sync_block[b] = 1;
-        if (split[i] && F->from_later[b])
+        F->cta_barrier_block[b] |= cta;
+        if (split[i] && (cta || F->from_later[b])) /* a warp arrives at a barrier once */
             F->park_block[b] = 1, F->parking = true;
     }
     free(split);
+}
+
+/* Lanes of the warp at a CTA barrier: the present ones (mask) plus those
+ * waiting at another barrier instruction, which the ISA lets a warp's
+ * lanes reach apart ("waits for all non-exited threads of its warp").
+ * The warp arrives once, for all of them: returns the lanes of mask that
+ * still have to arrive (none when a sibling group arrived for them) and
+ * records the siblings as arrived; *sib: the siblings (i32). */
+LLVMValueRef barrier_arrivals(fn *F, LLVMValueRef mask, LLVMValueRef *sib)
+{
+    lw *L = F->L;
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef present = mask_bits(F, mask);
+    LLVMValueRef done = LLVMBuildLoad2(b, L->i32, F->bar_done, "bar.done");
+    LLVMValueRef arrive = LLVMBuildAnd(b, present, LLVMBuildNot(b, done, ""), "");
+    LLVMValueRef pc = LLVMBuildLoad2(b, vec_of(L->i32), F->pc, "pc");
+    LLVMValueRef at = LLVMConstNull(vec_of(L->i1));
+    for (uint32_t k = 0; k < F->nblocks; k++)
+        if (F->cta_barrier_block[k])
+            at = LLVMBuildOr(b, at, LLVMBuildICmp(b, LLVMIntEQ, pc, splat(L, const_i32(L, k)), ""), "");
+    LLVMValueRef siblings = LLVMBuildAnd(b, mask_bits(F, at), LLVMBuildNot(b, present, ""), "");
+    LLVMValueRef rest = LLVMBuildAnd(b, done, LLVMBuildNot(b, present, ""), "");
+    LLVMValueRef any = LLVMBuildICmp(b, LLVMIntNE, arrive, const_i32(L, 0), "");
+    LLVMBuildStore(b, LLVMBuildSelect(b, any, LLVMBuildOr(b, rest, siblings, ""), rest, ""), F->bar_done);
+    *sib = siblings;
+    return arrive;
 }
 
 /* Emitted at the top of a block that starts with sync point `in`: parks

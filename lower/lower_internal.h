@@ -67,6 +67,8 @@ typedef struct fn {
     uint32_t *next_block;        /* fall-through successor of each block (or PC_EXIT/PC_RET) */
     uint8_t *sync_block;         /* the block holds a sync point: no fairness pick (lower_converge.c) */
     uint8_t *park_block;         /* the block starts with a sync point whose lanes may park there */
+    uint8_t *cta_barrier_block;  /* the block starts with a CTA barrier */
+    LLVMValueRef bar_done;       /* alloca i32: lanes whose warp arrived at a barrier for them */
     uint8_t *from_later;         /* a block of higher number can reach the block (lower_cfg.c) */
     bool parking;                /* some block parks lanes */
     uint32_t nblocks;
@@ -210,6 +212,7 @@ LLVMValueRef pending_bits(fn *F);
 void arrive_sync_point(fn *F, const ptx_instr *in);
 LLVMValueRef dispatch_candidates(fn *F, LLVMValueRef pc);
 LLVMValueRef fairness_candidates(fn *F, LLVMValueRef pc, LLVMValueRef cand);
+LLVMValueRef barrier_arrivals(fn *F, LLVMValueRef mask, LLVMValueRef *sib);
 
 /* lower_control.c */
 void lower_terminator(fn *F, const ptx_instr *in, uint32_t block, LLVMValueRef mask);

@@ -279,6 +279,9 @@ uint32_t ptxjit_rt_bar(ptxjit_cta *cta, uint32_t warp, uint32_t id, uint32_t thr
                        uint32_t value)
 {
     worker *w = cta->worker;
+    if (op == PTXJIT_BAR_RED_SPLIT)
+        rt_fault_raise(RT_ERR_TRAP, "barrier reduction at PTX line %u reached by the lanes of one warp "
+                                    "at different instructions (not supported)", id);
     uint32_t slot = op >= PTXJIT_BAR_CLUSTER_ARRIVE ? CLUSTER_BARRIER : id % NBARRIERS;
     if (op == PTXJIT_BAR_CLUSTER_WAIT) {
         if (as_fibers(w))

@@ -58,6 +58,8 @@ enum {
     PTXJIT_BAR_RED_OR,
     PTXJIT_BAR_CLUSTER_ARRIVE, /* barrier.cluster.arrive (a cluster is one CTA) */
     PTXJIT_BAR_CLUSTER_WAIT,   /* barrier.cluster.wait: the phase arrived at completes */
+    PTXJIT_BAR_RED_SPLIT,      /* bar.red reached by a warp's lanes at different instructions:
+                                  an error (id: the PTX line) */
 };
 
 /* mbarrier operations (the `op` of ptxjit_rt_mbarrier) on the 64-bit

@@ -301,6 +301,79 @@ static void test_barrier_exited_threads(void **state)
     ptxjit_module_unload(m);
 }
 
+/* ---- a warp's lanes at different barrier instructions ---- */
+
+/* In warp 0, lanes with t % 3 == 0 take one branch, the others another;
+ * each branch publishes and reaches its own barrier.sync 0 (non-aligned
+ * barriers wait per thread); the other warps all take the first branch.
+ * Three rounds.  out[t] = sum_r s_r[(t + 5) % n] * (r + 1), s_r[x] =
+ * (x < 32 && x % 3 == 0 ? x * 11 + 100 * r : x * 7 + r) + ctaid. */
+static const char split_src[] = HEADER
+    ".visible .entry split_bar(.param .u64 out)\n{\n"
+    "  .reg .pred %p, %q; .reg .b32 %r<20>; .reg .b64 %rd<8>;\n"
+    "  .shared .align 4 .b32 s[256];\n"
+    "  ld.param.u64 %rd1, [out];\n"
+    "  mov.u32 %r2, %tid.x; mov.u32 %r3, %ntid.x; mov.u32 %r4, %ctaid.x; mad.lo.u32 %r5, %r4, %r3, %r2;\n"
+    "  mov.u32 %r6, s; shl.b32 %r7, %r2, 2; add.u32 %r7, %r6, %r7;\n"
+    "  add.u32 %r8, %r2, 5; rem.u32 %r8, %r8, %r3; shl.b32 %r8, %r8, 2; add.u32 %r8, %r6, %r8;\n"
+    "  rem.u32 %r9, %r2, 3; setp.eq.u32 %p, %r9, 0; setp.lt.u32 %q, %r2, 32; and.pred %p, %p, %q;\n"
+    "  mov.u32 %r10, 0; mov.u32 %r11, 0;\n"
+    "$Lround:\n"
+    "  @%p bra $Lthree;\n"
+    "  mad.lo.u32 %r12, %r2, 7, %r10; add.u32 %r12, %r12, %r4; st.shared.u32 [%r7], %r12;\n"
+    "  barrier.sync 0;\n"
+    "  bra.uni $Ljoin;\n"
+    "$Lthree:\n"
+    "  mul.lo.u32 %r13, %r10, 100; mad.lo.u32 %r12, %r2, 11, %r13; add.u32 %r12, %r12, %r4;\n"
+    "  st.shared.u32 [%r7], %r12;\n"
+    "  barrier.sync 0;\n"
+    "$Ljoin:\n"
+    "  ld.shared.u32 %r14, [%r8]; add.u32 %r15, %r10, 1; mad.lo.u32 %r11, %r14, %r15, %r11;\n"
+    "  bar.sync 0;\n"
+    "  add.u32 %r10, %r10, 1; setp.lt.u32 %q, %r10, 3; @%q bra $Lround;\n"
+    "  mul.wide.u32 %rd2, %r5, 4; add.s64 %rd2, %rd1, %rd2; st.global.u32 [%rd2], %r11;\n"
+    "  ret;\n}\n"
+    /* the same split at barrier.red: the other lanes' predicates are not at
+     * hand when the warp arrives, so ptxjit stops with an error */
+    ".visible .entry split_red(.param .u64 out)\n{\n"
+    "  .reg .pred %p, %q; .reg .b32 %r<8>; .reg .b64 %rd<4>;\n"
+    "  ld.param.u64 %rd1, [out]; mov.u32 %r2, %tid.x; and.b32 %r3, %r2, 1; setp.eq.u32 %p, %r3, 0;\n"
+    "  @%p bra $Lb;\n"
+    "  barrier.red.popc.u32 %r4, 0, %p;\n"
+    "  bra.uni $Lj;\n"
+    "$Lb:\n"
+    "  barrier.red.popc.u32 %r4, 0, %p;\n"
+    "$Lj:\n"
+    "  mul.wide.u32 %rd2, %r2, 4; add.s64 %rd2, %rd1, %rd2; st.global.u32 [%rd2], %r4;\n"
+    "  ret;\n}\n";
+
+static void test_barrier_split_warp(void **state)
+{
+    ptxjit_module *m = load(split_src);
+    static uint32_t out[3 * 256];
+    static const uint32_t blocks[] = {32, 100, 256};
+    for (int bi = 0; bi < 3; bi++) {
+        uint32_t n = blocks[bi];
+        struct { uint32_t *out; } p = {out};
+        launch(m, "split_bar", 3, n, 0, &p);
+        for (uint32_t cta = 0; cta < 3; cta++)
+            for (uint32_t t = 0; t < n; t++) {
+                uint32_t x = (t + 5) % n, want = 0;
+                for (uint32_t r = 0; r < 3; r++)
+                    want += (x < 32 && x % 3 == 0 ? x * 11 + 100 * r + cta : x * 7 + r + cta) * (r + 1);
+                if (out[cta * n + t] != want)
+                    fail_msg("block %u cta %u thread %u: got %u want %u", n, cta, t, out[cta * n + t], want);
+            }
+    }
+    char err[512];
+    struct { uint32_t *out; } p = {out};
+    ptxjit_launch_cfg cfg = {{1, 1, 1}, {64, 1, 1}, 0, &p, NULL};
+    assert_int_equal(ptxjit_launch(ctx, ptxjit_kernel_get(m, "split_red"), &cfg, err, sizeof err), PTXJIT_ERR_TRAP);
+    assert_non_null(strstr(err, "line"));
+    assert_non_null(strstr(err, "different instructions"));
+    ptxjit_module_unload(m);
+}
+
 /* ---- clusters of one CTA ---- */
 
 /* barrier.cluster.arrive / wait around an exchange, the cluster special
@@ -974,6 +1047,7 @@ int main(void)
         cmocka_unit_test(test_named_barriers),
         cmocka_unit_test(test_bar_red),
         cmocka_unit_test(test_barrier_exited_threads),
+        cmocka_unit_test(test_barrier_split_warp),
         cmocka_unit_test(test_cluster_of_one_cta),
         cmocka_unit_test(test_cluster_of_many_is_load_error),
         cmocka_unit_test(test_mbarrier_lane_order),

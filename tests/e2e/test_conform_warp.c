@@ -255,6 +255,18 @@ static void r_elect_p(warp_io *w)
 
 static void r_activemask(warp_io *w) { set_all(w, w->part, 0, true, false); }
 
+/* Each lane stores its a to shared memory, bar.warp.sync, reads lane+1's. */
+static void r_syncwarp_exchange(warp_io *w)
+{
+    for (int l = 0; l < W; l++) {
+        int src = (l + 1) % W;
+        if (in(w->part, l) && in(w->part, src)) {
+            w->d[l] = (uint32_t)w->a[src];
+            w->check_d |= 1u << l;
+        }
+    }
+}
+
 static void lanemask_ref(warp_io *w, char kind)
 {
     for (int l = 0; l < W; l++) {
@@ -379,6 +391,12 @@ static const warp_case cases[] = {
     {"elect", "elect.sync %rd|%q, %rm;", r_elect, true, false, gen_int},
     {"elect_sink", "elect.sync _|%q, %rm;", r_elect_p, true, false, gen_int},
     {"activemask", "activemask.b32 %rd;", r_activemask, true, true, gen_int},
+    {"syncwarp_exchange",
+     "shl.b32 %t0, %t3, 2; mov.u32 %t6, sx; add.u32 %t0, %t6, %t0; st.shared.u32 [%t0], %ra; "
+     "bar.warp.sync %rm; "
+     "add.u32 %t0, %t3, 1; and.b32 %t0, %t0, 31; and.b32 %t6, %t3, -32; or.b32 %t0, %t0, %t6; "
+     "shl.b32 %t0, %t0, 2; mov.u32 %t6, sx; add.u32 %t0, %t6, %t0; ld.shared.u32 %rd, [%t0];",
+     r_syncwarp_exchange, false, false, gen_int},
     {"lanemask_eq", "mov.u32 %rd, %lanemask_eq;", r_lanemask_eq, true, false, gen_int},
     {"lanemask_lt", "mov.u32 %rd, %lanemask_lt;", r_lanemask_lt, true, false, gen_int},
     {"lanemask_le", "mov.u32 %rd, %lanemask_le;", r_lanemask_le, true, false, gen_int},
@@ -418,7 +436,7 @@ static size_t emit_kernel(char *out, size_t len, const warp_case *c, int sc)
         ".visible .entry k_%s_%s(.param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u64 pact,\n"
         "    .param .u64 pmm, .param .u64 pd, .param .u64 pp)\n{\n"
         "  .reg .pred %%pact, %%pin, %%q, %%t6p; .reg .b32 %%ra, %%rb, %%rc, %%rm, %%rd, %%t<8>;\n"
-        "  .reg .b64 %%xa, %%xb, %%xc, %%x<16>;\n"
+        "  .reg .b64 %%xa, %%xb, %%xc, %%x<16>; .shared .align 4 .b32 sx[128];\n"
         "  ld.param.u64 %%x1, [pa]; ld.param.u64 %%x2, [pb]; ld.param.u64 %%x3, [pc];\n"
         "  ld.param.u64 %%x4, [pact]; ld.param.u64 %%x5, [pmm]; ld.param.u64 %%x6, [pd];\n"
         "  ld.param.u64 %%x7, [pp];\n"
@@ -586,6 +604,50 @@ static void test_redux(void **state) { run_family("redux"); }
 static void test_elect(void **state) { run_family("elect"); }
 static void test_activemask(void **state) { run_family("activemask"); }
 static void test_lanemask(void **state) { run_family("lanemask"); }
+static void test_syncwarp(void **state) { run_family("syncwarp"); }
+
+/* Lanes of a warp at two different shfl.sync instructions with a full
+ * member mask, inside a loop: each waits for lanes that are waiting at
+ * the other.  ptxjit lets each group pass with the lanes it has (a warp
+ * never deadlocks on itself); with sources in the same group the result is
+ * what a GPU gives either way: acc = sum_i (in[lane ^ 2] + i), 3 rounds. */
+static const char split_src[] =
+    ".version 8.0\n.target sm_80\n.address_size 64\n"
+    ".visible .entry split(.param .u64 in, .param .u64 out)\n{\n"
+    "  .reg .pred %p, %odd; .reg .b32 %r<12>; .reg .b64 %rd<6>;\n"
+    "  ld.param.u64 %rd1, [in]; ld.param.u64 %rd2, [out];\n"
+    "  mov.u32 %r1, %tid.x; mul.wide.u32 %rd3, %r1, 4; add.s64 %rd4, %rd1, %rd3; ld.global.u32 %r2, [%rd4];\n"
+    "  and.b32 %r3, %r1, 1; setp.ne.u32 %odd, %r3, 0; mov.u32 %r4, 0; mov.u32 %r5, 0;\n"
+    "$Lhead:\n"
+    "  setp.ge.u32 %p, %r4, 3; @%p bra $Ldone;\n"
+    "  @%odd bra $Lodd;\n"
+    "  shfl.sync.bfly.b32 %r6, %r2, 2, 0x1f, -1;\n"
+    "  bra.uni $Lnext;\n"
+    "$Lodd:\n"
+    "  shfl.sync.bfly.b32 %r6, %r2, 2, 0x1f, -1;\n"
+    "$Lnext:\n"
+    "  add.u32 %r5, %r5, %r6; add.u32 %r2, %r2, 1; add.u32 %r4, %r4, 1; bra.uni $Lhead;\n"
+    "$Ldone:\n"
+    "  add.s64 %rd4, %rd2, %rd3; st.global.u32 [%rd4], %r5;\n"
+    "  ret;\n}\n";
+
+static void test_split_collectives(void **state)
+{
+    char *log = NULL, err[256];
+    ptxjit_module *m = ptxjit_load(ctx, split_src, strlen(split_src), "split.ptx", &log, NULL);
+    if (!m)
+        fail_msg("%s", log ? log : "");
+    static uint32_t in[64], out[64];
+    for (uint32_t i = 0; i < 64; i++)
+        in[i] = i * 1000 + 7;
+    struct { uint32_t *in, *out; } p = {in, out};
+    ptxjit_launch_cfg cfg = {{1, 1, 1}, {64, 1, 1}, 0, &p, NULL};
+    assert_int_equal(ptxjit_launch(ctx, ptxjit_kernel_get(m, "split"), &cfg, err, sizeof err), PTXJIT_OK);
+    for (uint32_t t = 0; t < 64; t++)
+        assert_int_equal(out[t], 3 * in[t ^ 2] + 0 + 1 + 2);
+    ptxjit_module_unload(m);
+    free(log);
+}
 
 int main(void)
 {
@@ -593,7 +655,8 @@ int main(void)
         cmocka_unit_test(test_shfl),      cmocka_unit_test(test_vote),
         cmocka_unit_test(test_match),     cmocka_unit_test(test_redux),
         cmocka_unit_test(test_elect),     cmocka_unit_test(test_activemask),
-        cmocka_unit_test(test_lanemask),
+        cmocka_unit_test(test_lanemask),  cmocka_unit_test(test_syncwarp),
+        cmocka_unit_test(test_split_collectives),
     };
     return cmocka_run_group_tests_name("conform_warp", tests, group_setup, group_teardown);
 }
