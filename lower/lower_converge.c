@@ -19,6 +19,11 @@
  * naming lanes that never come), each may pass the sync point it waits at
  * once: the dispatcher runs the lowest with the lanes it has.
  *
+ * CTA barriers always start a block that parks: a warp arrives once, when
+ * all its non-exited lanes reached a barrier instruction, possibly
+ * different ones (non-aligned barrier.sync); the first group to run
+ * arrives for the others (barrier_arrivals).
+ *
  * Splitting a block costs compile time (values crossing the split need
  * masked writes), so a sync point that needs the same lanes as the one
  * before it in the same straight-line code does not split again. */
