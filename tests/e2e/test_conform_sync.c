@@ -728,6 +728,54 @@ static void test_mbarrier_pipelines(void **state)
     ptxjit_module_unload(m);
 }
 
+/* cp.async.mbarrier.arrive: copies complete when issued, so the arrive-on
+ * happens at once.  .noinc: it is one of the count's arrivals; without it
+ * the pending count is raised first (no net change) and each thread also
+ * arrives itself.  out[t] = g[(t + 1) % n] read from the copied buffer. */
+static const char cpasync_src[] = HEADER
+    ".visible .entry cp_mbar(.param .u64 g, .param .u64 out, .param .u32 noinc)\n{\n"
+    "  .reg .pred %p, %w; .reg .b32 %r<16>; .reg .b64 %rd<8>;\n"
+    "  .shared .align 8 .b64 bar; .shared .align 16 .b8 buf[1024];\n"
+    "  ld.param.u64 %rd1, [g]; ld.param.u64 %rd2, [out]; ld.param.u32 %r9, [noinc];\n"
+    "  mov.u32 %r1, %tid.x; mov.u32 %r2, %ntid.x;\n"
+    "  setp.eq.u32 %p, %r1, 0; @%p mbarrier.init.shared.b64 [bar], %r2;\n"
+    "  bar.sync 0;\n"
+    "  mov.u32 %r3, buf; shl.b32 %r4, %r1, 2; add.u32 %r5, %r3, %r4;\n"
+    "  mul.wide.u32 %rd3, %r1, 4; add.s64 %rd4, %rd1, %rd3;\n"
+    "  cp.async.ca.shared.global [%r5], [%rd4], 4;\n"
+    "  setp.ne.u32 %p, %r9, 0; @!%p bra $Linc;\n"
+    "  cp.async.mbarrier.arrive.noinc.shared.b64 [bar];\n"
+    "  bra.uni $Lwait;\n"
+    "$Linc:\n"
+    "  cp.async.mbarrier.arrive.shared.b64 [bar];\n"
+    "  mbarrier.arrive.shared.b64 %rd5, [bar];\n"
+    "$Lwait:\n"
+    "  mbarrier.test_wait.parity.shared.b64 %w, [bar], 0; @!%w bra $Lwait;\n"
+    "  add.u32 %r6, %r1, 1; rem.u32 %r6, %r6, %r2; shl.b32 %r6, %r6, 2; add.u32 %r6, %r3, %r6;\n"
+    "  ld.shared.u32 %r7, [%r6];\n"
+    "  add.s64 %rd6, %rd2, %rd3; st.global.u32 [%rd6], %r7;\n"
+    "  ret;\n}\n";
+
+static void test_cp_async_mbarrier(void **state)
+{
+    ptxjit_module *m = load(cpasync_src);
+    static uint32_t g[256], out[256];
+    for (uint32_t i = 0; i < 256; i++)
+        g[i] = i * 77 + 5;
+    for (uint32_t noinc = 0; noinc < 2; noinc++) {
+        static const uint32_t blocks[] = {32, 100, 256};
+        for (int bi = 0; bi < 3; bi++) {
+            uint32_t n = blocks[bi];
+            memset(out, 0, sizeof out);
+            struct { uint32_t *g, *out; uint32_t noinc; } p = {g, out, noinc};
+            launch(m, "cp_mbar", 1, n, 0, &p);
+            for (uint32_t t = 0; t < n; t++)
+                assert_int_equal(out[t], g[(t + 1) % n]);
+        }
+    }
+    ptxjit_module_unload(m);
+}
+
 /* ---- isspacep and cvta over every state space ---- */
 
 /* For each pointer kind (global buffer, shared variable, dynamic shared,
@@ -1052,6 +1100,7 @@ int main(void)
         cmocka_unit_test(test_cluster_of_many_is_load_error),
         cmocka_unit_test(test_mbarrier_lane_order),
         cmocka_unit_test(test_mbarrier_pipelines),
+        cmocka_unit_test(test_cp_async_mbarrier),
         cmocka_unit_test(test_isspacep_cvta),
         cmocka_unit_test(test_hints_and_exit),
         cmocka_unit_test(test_fixture_sync_cta),
