@@ -494,7 +494,6 @@ static void lower_trap(fn *F, const ptx_instr *in, LLVMValueRef mask)
 
 bool lower_sync(fn *F, const ptx_instr *in, LLVMValueRef mask)
 {
-    lw *L = F->L;
     switch (in->op) {
     case PTX_OP_BAR_SYNC: /* bar{.cta}.sync = barrier{.cta}.sync.aligned */
     case PTX_OP_BAR_CTA_SYNC:
@@ -520,13 +519,6 @@ bool lower_sync(fn *F, const ptx_instr *in, LLVMValueRef mask)
     case PTX_OP_BARRIER_CTA_RED:
         lower_barrier_red(F, in, mask);
         return true;
-    case PTX_OP_MEMBAR:
-    case PTX_OP_FENCE: {
-        uint8_t scope = in->mod[PTX_CAT_SCOPE];
-        /* A CTA runs on one OS thread: CTA-scope fences only order the compiler. */
-        LLVMBuildFence(L->b, LLVMAtomicOrderingSequentiallyConsistent, scope == PTX_SCOPE_CTA, "");
-        return true;
-    }
     case PTX_OP_TRAP:
     case PTX_OP_BRKPT: /* no debugger attached: a breakpoint stops the kernel */
         lower_trap(F, in, mask);

@@ -141,6 +141,16 @@ bool lower_arith(fn *F, const ptx_instr *in, LLVMValueRef mask);
 /* lower_warp.c, lower_atomic.c, lower_bits.c */
 bool lower_warp(fn *F, const ptx_instr *in, LLVMValueRef mask);
 bool lower_atomic(fn *F, const ptx_instr *in, LLVMValueRef mask);
+/* lower_atomic.c: one read-modify-write of the instruction being lowered
+ * at one address (a scalar i64); returns the old value. */
+struct atom_op;
+LLVMValueRef atomic_rmw_at(fn *F, const struct atom_op *o, LLVMValueRef addr, LLVMValueRef v);
+/* lower_aggregate.c: the warp-aggregated form (see there). */
+LLVMValueRef lanes_share_address(fn *F, LLVMValueRef addrs, LLVMValueRef mask);
+void atomic_aggregate(fn *F, const struct atom_op *o, uint8_t red, bool is_signed, LLVMValueRef addrs,
+                      LLVMValueRef v, LLVMValueRef out, LLVMValueRef mask);
+/* lower_fence.c: fence, membar, fence.proxy */
+bool lower_fence(fn *F, const ptx_instr *in, LLVMValueRef mask);
 bool lower_bits(fn *F, const ptx_instr *in, LLVMValueRef mask);
 bool lower_intmix(fn *F, const ptx_instr *in, LLVMValueRef mask);
 

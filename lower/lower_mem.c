@@ -334,8 +334,10 @@ static void lower_cvta(fn *F, const ptx_instr *in, LLVMValueRef mask)
 }
 
 /* ld/st with .relaxed/.acquire/.release/.volatile/.mmio: one scalar access
- * per active lane, in lane order, atomic (monotonic, acquire, release) or
- * volatile as DESIGN.md's memory-model table says. */
+ * per active lane, in lane order, atomic (monotonic, acquire, release) as
+ * DESIGN.md's memory-model table says; .volatile and .mmio are also LLVM
+ * volatile, and .volatile is atomic monotonic (the ISA makes it
+ * .relaxed.sys), so fences order it and racing on it is defined. */
 typedef struct sem_access {
     LLVMValueRef addrs, vals, out;
     LLVMTypeRef t;
@@ -375,7 +377,10 @@ static void lower_sem_access(fn *F, const ptx_instr *in, LLVMValueRef mask)
     case PTX_SEM_RELAXED: a.order = LLVMAtomicOrderingMonotonic; break;
     case PTX_SEM_ACQUIRE: a.order = LLVMAtomicOrderingAcquire; break;
     case PTX_SEM_RELEASE: a.order = LLVMAtomicOrderingRelease; break;
-    default: a.order = LLVMAtomicOrderingNotAtomic, a.is_volatile = true; break; /* volatile */
+    default: /* .volatile: relaxed at system scope, and never merged or dropped */
+        a.order = size <= 8 ? LLVMAtomicOrderingMonotonic : LLVMAtomicOrderingNotAtomic;
+        a.is_volatile = true;
+        break;
     }
     if (in->flags & PTX_FLAG_BIT(MMIO))
         a.is_volatile = true;
