@@ -3,7 +3,7 @@
 # Usage: scripts/deps.sh [--with-fuzz]
 set -euo pipefail
 pkgs=(cmake make gcc pkg-config llvm-19-dev libzstd-dev libcmocka-dev)
-[ "${1:-}" = "--with-fuzz" ] && pkgs+=(clang-19)
+[ "${1:-}" = "--with-fuzz" ] && pkgs+=(clang-19 libclang-rt-19-dev)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
