@@ -314,7 +314,7 @@ static void expect_bad(const cache_key *key, const void *e, size_t size, const c
     size_t len;
     char why[256] = "";
     if (cache_entry_decode(key, e, size, &out, &len, why, sizeof why) != -1)
-        fail_msg("a damaged entry (%s expected) was accepted", why_part);
+        fail_msg("a damaged entry (%s expected) was accepted", why_part ? why_part : "a rejection");
     assert_null(out);
     if (why_part && !strstr(why, why_part))
         fail_msg("'%s' does not mention '%s'", why, why_part);
