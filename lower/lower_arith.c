@@ -290,12 +290,38 @@ static LLVMValueRef add_carry(fn *F, const ptx_instr *in, LLVMValueRef a, LLVMVa
     return r;
 }
 
+/* .sat and .relu on integers exist in few forms (add/sub.sat.s32,
+ * mad.hi.sat.s32, min/max.relu.s32); others are an error, not a guess. */
+static bool int_mods_ok(fn *F, const ptx_instr *in, ptx_type t)
+{
+    bool sat = in->flags & PTX_FLAG_BIT(SAT), relu = in->flags & PTX_FLAG_BIT(RELU);
+    bool hi = in->mod[PTX_CAT_WIDTH] == PTX_WIDTH_HI;
+    if (sat && !(t == PTX_TYPE_S32 && (in->op == PTX_OP_ADD || in->op == PTX_OP_SUB ||
+                                       (in->op == PTX_OP_MAD && hi)))) {
+        lw_error(F->L, in->loc, "'.sat' is not defined for '%s.%s'", ptx_op_name(in->op), ptx_type_name(t));
+        return false;
+    }
+    if (in->op == PTX_OP_ABS && !is_signed(t)) {
+        lw_error(F->L, in->loc, "'abs.%s' is not defined by the ISA (abs takes signed types)", ptx_type_name(t));
+        return false;
+    }
+    if (relu && t != PTX_TYPE_S32) {
+        lw_error(F->L, in->loc, "'.relu' is not defined for '%s.%s'", ptx_op_name(in->op), ptx_type_name(t));
+        return false;
+    }
+    return true;
+}
+
 static bool lower_int_op(fn *F, const ptx_instr *in, ptx_type t, LLVMValueRef mask)
 {
     lw *L = F->L;
     LLVMBuilderRef b = L->b;
     LLVMValueRef a, c, r = NULL;
     ptx_type rt = t;
+    if (t == PTX_TYPE_U16X2 || t == PTX_TYPE_S16X2)
+        return false; /* packed half words: lower_intmix.c */
+    if (!int_mods_ok(F, in, t))
+        return true;
     switch (in->op) {
     case PTX_OP_ADDC:
     case PTX_OP_SUBC:
@@ -318,10 +344,10 @@ static bool lower_int_op(fn *F, const ptx_instr *in, ptx_type t, LLVMValueRef ma
         break;
     case PTX_OP_MAD:
     case PTX_OP_MADC:
-        if (in->flags & PTX_FLAG_BIT(SAT))
-            return false;
         r = int_mul(F, in, opd(F, in, 1, t), opd(F, in, 2, t), t, &rt);
-        if (in->op == PTX_OP_MADC || (in->flags & PTX_FLAG_BIT(CC)))
+        if (in->flags & PTX_FLAG_BIT(SAT)) /* mad.hi.sat.s32: the sum saturates */
+            r = intrin2(F, "llvm.sadd.sat", r, opd(F, in, 3, rt));
+        else if (in->op == PTX_OP_MADC || (in->flags & PTX_FLAG_BIT(CC)))
             r = add_carry(F, in, r, opd(F, in, 3, rt), false, in->op == PTX_OP_MADC, mask);
         else
             r = LLVMBuildAdd(b, r, opd(F, in, 3, rt), "");
@@ -340,11 +366,11 @@ static bool lower_int_op(fn *F, const ptx_instr *in, ptx_type t, LLVMValueRef ma
     case PTX_OP_MAX: {
         bool s = is_signed(t), mn = in->op == PTX_OP_MIN;
         const char *op = mn ? (s ? "llvm.smin" : "llvm.umin") : (s ? "llvm.smax" : "llvm.umax");
-        if (in->flags & PTX_FLAG_BIT(RELU))
-            return false;
         r = intrin2(F, op, opd(F, in, 1, t), opd(F, in, 2, t));
         if (in->nopds == 4)
             r = intrin2(F, op, r, opd(F, in, 3, t));
+        if (in->flags & PTX_FLAG_BIT(RELU)) /* .s32 only: negative results become 0 */
+            r = intrin2(F, "llvm.smax", r, LLVMConstNull(LLVMTypeOf(r)));
         break;
     }
     case PTX_OP_SHL:

@@ -1,5 +1,7 @@
 /* lower_bits.c - bit manipulation per the ISA pseudo-code: popc, clz,
- * brev, bfind, bfe, bfi, prmt (all modes), lop3, shf, copysign, testp. */
+ * brev, bfind, bfe, bfi, prmt (all modes), lop3, shf, bmsk, szext, fns,
+ * copysign, testp.  Shift amounts are kept below the width (LLVM makes
+ * larger ones poison); the ISA's clamping is done with selects. */
 #include "lower_internal.h"
 
 static LLVMValueRef vconst(fn *F, LLVMTypeRef t, uint64_t v)
@@ -64,6 +66,9 @@ static LLVMValueRef bfe(fn *F, const ptx_instr *in, ptx_type t)
     LLVMValueRef last = LLVMBuildSub(b, LLVMBuildAdd(b, pos, len, ""), vconst(F, et, 1), "");
     LLVMValueRef sidx = intrin(F, "llvm.umin", (LLVMValueRef[]){last, msb}, 2);
     LLVMValueRef sbit = LLVMBuildAnd(b, LLVMBuildLShr(b, a, sidx, ""), vconst(F, et, 1), "");
+    /* a zero-length field has no sign bit: the result is 0 */
+    LLVMValueRef empty = LLVMBuildICmp(b, LLVMIntEQ, len, vconst(F, et, 0), "");
+    sbit = LLVMBuildSelect(b, empty, vconst(F, et, 0), sbit, "");
     LLVMValueRef fill = LLVMBuildNeg(b, sbit, ""); /* 0 or all ones */
     return LLVMBuildOr(b, field, LLVMBuildAnd(b, fill, LLVMBuildNot(b, m, ""), ""), "");
 }
@@ -175,6 +180,114 @@ static LLVMValueRef shf(fn *F, const ptx_instr *in)
     return LLVMBuildSelect(b, big, left ? a : hi, r, "");
 }
 
+/* Ones from bit n up (n in [0, 31]). */
+static LLVMValueRef ones_from(fn *F, LLVMValueRef n)
+{
+    return LLVMBuildShl(F->L->b, vconst(F, F->L->i32, UINT32_MAX), n, "");
+}
+
+/* bmsk.mode.b32 d, a, b: bits [a, a + b) set, per the ISA pseudo-code:
+ * with .wrap a and b are taken mod 32; with .clamp a >= 32 gives 0 and
+ * b >= 32 reaches the top bit; a field passing bit 31 stops there. */
+static LLVMValueRef bmsk(fn *F, const ptx_instr *in)
+{
+    lw *L = F->L;
+    LLVMBuilderRef b = L->b;
+    LLVMTypeRef i32 = L->i32;
+    LLVMValueRef a = read_opd(F, &in->opds[1], PTX_TYPE_U32, false);
+    LLVMValueRef w = read_opd(F, &in->opds[2], PTX_TYPE_U32, false);
+    LLVMValueRef a1 = LLVMBuildAnd(b, a, vconst(F, i32, 31), ""), b1 = LLVMBuildAnd(b, w, vconst(F, i32, 31), "");
+    LLVMValueRef sum = LLVMBuildAdd(b, a1, b1, "");
+    LLVMValueRef mask0 = ones_from(F, a1);
+    LLVMValueRef mask1 = ones_from(F, LLVMBuildAnd(b, sum, vconst(F, i32, 31), ""));
+    LLVMValueRef none = LLVMBuildICmp(b, LLVMIntUGE, sum, vconst(F, i32, 32), ""); /* mask1 = 0 */
+    if (in->flags & PTX_FLAG_BIT(CLAMP)) {
+        LLVMValueRef apos = LLVMBuildICmp(b, LLVMIntUGE, a, vconst(F, i32, 32), "");
+        LLVMValueRef bwid = LLVMBuildICmp(b, LLVMIntUGE, w, vconst(F, i32, 32), "");
+        mask0 = LLVMBuildSelect(b, apos, vconst(F, i32, 0), mask0, "");
+        none = LLVMBuildOr(b, none, LLVMBuildOr(b, apos, bwid, ""), "");
+    }
+    LLVMValueRef zero_w = LLVMBuildICmp(b, LLVMIntEQ, b1, vconst(F, i32, 0), "");
+    mask1 = LLVMBuildSelect(b, zero_w, vconst(F, i32, UINT32_MAX), mask1, "");
+    mask1 = LLVMBuildSelect(b, none, vconst(F, i32, 0), mask1, "");
+    return LLVMBuildAnd(b, mask0, LLVMBuildNot(b, mask1, ""), "");
+}
+
+/* szext.mode.type d, a, b: the low N bits of a sign- or zero-extended;
+ * N = b mod 32 with .wrap; with .clamp, b >= 32 keeps a whole.  N = 0
+ * gives 0. */
+static LLVMValueRef szext(fn *F, const ptx_instr *in, ptx_type t)
+{
+    lw *L = F->L;
+    LLVMBuilderRef b = L->b;
+    LLVMTypeRef i32 = L->i32;
+    LLVMValueRef a = read_opd(F, &in->opds[1], PTX_TYPE_U32, false);
+    LLVMValueRef n = read_opd(F, &in->opds[2], PTX_TYPE_U32, false);
+    LLVMValueRef b1 = LLVMBuildAnd(b, n, vconst(F, i32, 31), "");
+    LLVMValueRef mask = ones_from(F, b1), keep_all = NULL;
+    if (in->flags & PTX_FLAG_BIT(CLAMP)) {
+        keep_all = LLVMBuildICmp(b, LLVMIntUGE, n, vconst(F, i32, 32), "");
+        mask = LLVMBuildSelect(b, keep_all, vconst(F, i32, 0), mask, "");
+    }
+    LLVMValueRef d = LLVMBuildAnd(b, a, LLVMBuildNot(b, mask, ""), "");
+    if (ptx_type_class(t) != 'S')
+        return d;
+    LLVMValueRef spos = LLVMBuildAnd(b, LLVMBuildSub(b, b1, vconst(F, i32, 1), ""), vconst(F, i32, 31), "");
+    LLVMValueRef sign = LLVMBuildTrunc(b, LLVMBuildLShr(b, a, spos, ""), vec_of(L->i1), "");
+    sign = LLVMBuildAnd(b, sign, LLVMBuildICmp(b, LLVMIntNE, b1, vconst(F, i32, 0), ""), "");
+    if (keep_all)
+        sign = LLVMBuildAnd(b, sign, LLVMBuildNot(b, keep_all, ""), "");
+    return LLVMBuildSelect(b, sign, LLVMBuildOr(b, d, mask, ""), d, "");
+}
+
+/* The position of the n-th (n >= 1) set bit of x from the bottom, by
+ * halving: 5 popcount steps.  Meaningful when popc(x) >= n. */
+static LLVMValueRef nth_set_bit(fn *F, LLVMValueRef x, LLVMValueRef n)
+{
+    lw *L = F->L;
+    LLVMBuilderRef b = L->b;
+    LLVMTypeRef i32 = L->i32;
+    LLVMValueRef pos = vconst(F, i32, 0);
+    for (unsigned w = 16; w; w /= 2) {
+        LLVMValueRef low = LLVMBuildAnd(b, x, vconst(F, i32, (1u << w) - 1), "");
+        LLVMValueRef c = intrin(F, "llvm.ctpop", (LLVMValueRef[]){low}, 1);
+        LLVMValueRef up = LLVMBuildICmp(b, LLVMIntULT, c, n, "");
+        n = LLVMBuildSelect(b, up, LLVMBuildSub(b, n, c, ""), n, "");
+        x = LLVMBuildSelect(b, up, LLVMBuildLShr(b, x, vconst(F, i32, w), ""), x, "");
+        pos = LLVMBuildSelect(b, up, LLVMBuildAdd(b, pos, vconst(F, i32, w), ""), pos, "");
+    }
+    return pos;
+}
+
+/* fns.b32 d, mask, base, offset: the |offset|-th set bit of mask counting
+ * from base up (offset > 0) or down (offset < 0); offset 0 tests bit base;
+ * 0xffffffff when there is none.  base > 31 is undefined: base & 31. */
+static LLVMValueRef fns(fn *F, const ptx_instr *in)
+{
+    lw *L = F->L;
+    LLVMBuilderRef b = L->b;
+    LLVMTypeRef i32 = L->i32;
+    LLVMValueRef m = read_opd(F, &in->opds[1], PTX_TYPE_B32, false);
+    LLVMValueRef base = LLVMBuildAnd(b, read_opd(F, &in->opds[2], PTX_TYPE_U32, false), vconst(F, i32, 31), "");
+    LLVMValueRef off = read_opd(F, &in->opds[3], PTX_TYPE_S32, false);
+    LLVMValueRef zero = vconst(F, i32, 0), none = vconst(F, i32, UINT32_MAX);
+    LLVMValueRef down = LLVMBuildICmp(b, LLVMIntSLT, off, zero, "");
+    LLVMValueRef n = LLVMBuildSelect(b, down, LLVMBuildSub(b, zero, off, ""), off, ""); /* |offset| */
+    /* the bits at and above base (up), or at and below it, reversed (down) */
+    LLVMValueRef upm = LLVMBuildAnd(b, m, ones_from(F, base), "");
+    LLVMValueRef dnm = LLVMBuildAnd(b, m, LLVMBuildLShr(b, vconst(F, i32, UINT32_MAX),
+                                                         LLVMBuildSub(b, vconst(F, i32, 31), base, ""), ""), "");
+    dnm = intrin(F, "llvm.bitreverse", (LLVMValueRef[]){dnm}, 1);
+    LLVMValueRef x = LLVMBuildSelect(b, down, dnm, upm, "");
+    LLVMValueRef pos = nth_set_bit(F, x, n);
+    pos = LLVMBuildSelect(b, down, LLVMBuildSub(b, vconst(F, i32, 31), pos, ""), pos, "");
+    LLVMValueRef enough = LLVMBuildICmp(b, LLVMIntUGE, intrin(F, "llvm.ctpop", (LLVMValueRef[]){x}, 1), n, "");
+    LLVMValueRef r = LLVMBuildSelect(b, enough, pos, none, "");
+    LLVMValueRef at_base = LLVMBuildTrunc(b, LLVMBuildLShr(b, m, base, ""), vec_of(L->i1), "");
+    LLVMValueRef r0 = LLVMBuildSelect(b, at_base, base, none, "");
+    return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, off, zero, ""), r0, r, "");
+}
+
 static LLVMValueRef bfind(fn *F, const ptx_instr *in, ptx_type t)
 {
     lw *L = F->L;
@@ -211,12 +324,32 @@ static LLVMValueRef testp(fn *F, const ptx_instr *in, ptx_type t)
     return call_intrinsic(L, "llvm.is.fpclass", &ty, 1, args, 2);
 }
 
+/* The integer widths an instruction is defined for (bit mask of sizes). */
+static bool width_ok(fn *F, const ptx_instr *in, ptx_type t, unsigned sizes)
+{
+    if (ptx_type_class(t) != 'F' && (sizes & ptx_type_size(t)))
+        return true;
+    lw_error(F->L, in->loc, "'%s.%s' is not defined by the ISA", ptx_op_name(in->op), ptx_type_name(t));
+    return false;
+}
+
 bool lower_bits(fn *F, const ptx_instr *in, LLVMValueRef mask)
 {
     lw *L = F->L;
     ptx_type t = in->ntypes ? (ptx_type)in->types[0] : PTX_TYPE_NONE;
     LLVMValueRef r;
     ptx_type rt = t;
+    switch (in->op) {
+    case PTX_OP_POPC: case PTX_OP_CLZ: case PTX_OP_BREV: case PTX_OP_BFIND: case PTX_OP_BFE: case PTX_OP_BFI:
+        if (!width_ok(F, in, t, 4 | 8))
+            return true;
+        break;
+    case PTX_OP_LOP3: case PTX_OP_BMSK: case PTX_OP_SZEXT: case PTX_OP_FNS: case PTX_OP_PRMT: case PTX_OP_SHF:
+        if (!width_ok(F, in, t, 4))
+            return true;
+        break;
+    default: break;
+    }
     switch (in->op) {
     case PTX_OP_POPC:
         r = to_u32(F, intrin(F, "llvm.ctpop", (LLVMValueRef[]){read_opd(F, &in->opds[1], t, false)}, 1));
@@ -234,6 +367,9 @@ bool lower_bits(fn *F, const ptx_instr *in, LLVMValueRef mask)
     case PTX_OP_PRMT: r = prmt(F, in), rt = PTX_TYPE_B32; break;
     case PTX_OP_LOP3: r = lop3(F, in, t); break;
     case PTX_OP_SHF: r = shf(F, in), rt = PTX_TYPE_B32; break;
+    case PTX_OP_BMSK: r = bmsk(F, in), rt = PTX_TYPE_B32; break;
+    case PTX_OP_SZEXT: r = szext(F, in, t), rt = PTX_TYPE_B32; break;
+    case PTX_OP_FNS: r = fns(F, in), rt = PTX_TYPE_B32; break;
     case PTX_OP_COPYSIGN: {
         LLVMValueRef a = read_opd(F, &in->opds[1], t, false), b = read_opd(F, &in->opds[2], t, false);
         r = intrin(F, "llvm.copysign", (LLVMValueRef[]){b, a}, 2);

@@ -196,9 +196,7 @@ bool lower_cvt(fn *F, const ptx_instr *in, LLVMValueRef mask)
     } else if (is_f(st) && is_f(dt)) {
         r = fl_result(F, in, float_to_float(F, in, a, st, dt));
     } else { /* int -> int: the read already sign- or zero-extended */
-        if (has(in, PTX_FLAG_BIT(SAT)))
-            return false;
-        r = a;
+        r = has(in, PTX_FLAG_BIT(SAT)) ? lower_int_sat(F, a, st, dt) : a; /* lower_intmix.c */
         uint32_t ss = ptx_type_size(st), ds = ptx_type_size(dt);
         LLVMTypeRef dv = vec_of(storage_int(L, dt));
         if (ds < ss)

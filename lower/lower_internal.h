@@ -153,6 +153,7 @@ void atomic_aggregate(fn *F, const struct atom_op *o, uint8_t red, bool is_signe
 bool lower_fence(fn *F, const ptx_instr *in, LLVMValueRef mask);
 bool lower_bits(fn *F, const ptx_instr *in, LLVMValueRef mask);
 bool lower_intmix(fn *F, const ptx_instr *in, LLVMValueRef mask);
+LLVMValueRef lower_int_sat(fn *F, LLVMValueRef a, ptx_type st, ptx_type dt); /* cvt.sat int -> int */
 
 /* lower_half.c: f16/bf16 arithmetic; helpers for lower_halfcvt.c.  Pairs
  * are <64 x T> vectors, the low half of lane i at element 2i. */

@@ -1,6 +1,7 @@
 /* lower_intmix.c - mixed-width integer instructions per the ISA
- * pseudo-code: dp4a, dp2a, sad, mul24, mad24 and the SIMD video
- * instructions (vadd2/4, vsub, vavrg, vabsdiff, vmin, vmax, vset). */
+ * pseudo-code: dp4a, dp2a, sad, mul24, mad24, the packed half-word forms
+ * of add/sub/min/max (.u16x2, .s16x2) and the SIMD video instructions
+ * (vadd2/4, vsub, vavrg, vabsdiff, vmin, vmax, vset). */
 #include "lower_internal.h"
 
 #include <string.h>
@@ -55,7 +56,8 @@ static LLVMValueRef sad(fn *F, const ptx_instr *in, ptx_type t)
 }
 
 /* mul24.lo/.hi: the 48-bit product of the low 24 bits (sign-extended for
- * .s32); .lo keeps bits 31..0, .hi bits 47..16. */
+ * .s32); .lo keeps bits 31..0, .hi bits 47..16.  mad24 adds c to that;
+ * mad24.hi.sat.s32 saturates the sum. */
 static LLVMValueRef mul24(fn *F, const ptx_instr *in, ptx_type t)
 {
     lw *L = F->L;
@@ -69,9 +71,85 @@ static LLVMValueRef mul24(fn *F, const ptx_instr *in, ptx_type t)
     if (in->mod[PTX_CAT_WIDTH] == PTX_WIDTH_HI)
         p = LLVMBuildLShr(b, p, splat(L, const_i64(L, 16)), "");
     LLVMValueRef r = LLVMBuildTrunc(b, p, vec_of(L->i32), "");
-    if (in->op == PTX_OP_MAD24)
-        r = LLVMBuildAdd(b, r, read_opd(F, &in->opds[3], t, false), "");
-    return r;
+    if (in->op != PTX_OP_MAD24)
+        return r;
+    LLVMValueRef c = read_opd(F, &in->opds[3], t, false);
+    if (in->flags & PTX_FLAG_BIT(SAT)) {
+        LLVMTypeRef vt = LLVMTypeOf(r);
+        return call_intrinsic(L, "llvm.sadd.sat", &vt, 1, (LLVMValueRef[]){r, c}, 2);
+    }
+    return LLVMBuildAdd(b, r, c, "");
+}
+
+/* add/sub/min/max{.relu}.u16x2/.s16x2: the two half words independently,
+ * as <64 x i16> (lane i's low half is element 2i). */
+static LLVMValueRef packed16(fn *F, const ptx_instr *in, ptx_type t)
+{
+    lw *L = F->L;
+    LLVMBuilderRef b = L->b;
+    LLVMTypeRef h = LLVMVectorType(L->i16, 2 * W);
+    LLVMValueRef x = LLVMBuildBitCast(b, read_opd(F, &in->opds[1], PTX_TYPE_B32, false), h, "");
+    LLVMValueRef y = LLVMBuildBitCast(b, read_opd(F, &in->opds[2], PTX_TYPE_B32, false), h, "");
+    bool s = t == PTX_TYPE_S16X2;
+    LLVMValueRef r;
+    switch (in->op) {
+    case PTX_OP_ADD: r = LLVMBuildAdd(b, x, y, ""); break;
+    case PTX_OP_SUB: r = LLVMBuildSub(b, x, y, ""); break;
+    default: {
+        const char *name = in->op == PTX_OP_MIN ? (s ? "llvm.smin" : "llvm.umin") : (s ? "llvm.smax" : "llvm.umax");
+        r = call_intrinsic(L, name, &h, 1, (LLVMValueRef[]){x, y}, 2);
+        if (in->flags & PTX_FLAG_BIT(RELU))
+            r = call_intrinsic(L, "llvm.smax", &h, 1, (LLVMValueRef[]){r, LLVMConstNull(h)}, 2);
+    }
+    }
+    return LLVMBuildBitCast(b, r, vec_of(L->i32), "");
+}
+
+/* cvt.sat between integers: a clamped to the destination type's range,
+ * compared in the source type (every bound that can bind fits in it). */
+LLVMValueRef lower_int_sat(fn *F, LLVMValueRef a, ptx_type st, ptx_type dt)
+{
+    lw *L = F->L;
+    unsigned sb = 8 * ptx_type_size(st), db = 8 * ptx_type_size(dt);
+    bool ss = ptx_type_class(st) == 'S', ds = ptx_type_class(dt) == 'S';
+    LLVMTypeRef vt = LLVMTypeOf(a), et = storage_int(L, st);
+    uint64_t dmax = ds ? (1ull << (db - 1)) - 1 : db == 64 ? UINT64_MAX : (1ull << db) - 1;
+    uint64_t smax = ss ? (1ull << (sb - 1)) - 1 : sb == 64 ? UINT64_MAX : (1ull << sb) - 1;
+    if (ss && (!ds || db < sb)) { /* the lower bound: 0 or the destination's minimum */
+        uint64_t lo = ds ? (uint64_t)-(int64_t)(1ull << (db - 1)) : 0;
+        a = call_intrinsic(L, "llvm.smax", &vt, 1, (LLVMValueRef[]){a, splat(L, LLVMConstInt(et, lo, false))}, 2);
+    }
+    if (dmax < smax)
+        a = call_intrinsic(L, ss ? "llvm.smin" : "llvm.umin", &vt, 1,
+                           (LLVMValueRef[]){a, splat(L, LLVMConstInt(et, dmax, false))}, 2);
+    return a;
+}
+
+/* Forms of this file's instructions the ISA does not define get an error
+ * rather than a guess. */
+static bool form_ok(fn *F, const ptx_instr *in, ptx_type t)
+{
+    const char *why = NULL;
+    bool sat = in->flags & PTX_FLAG_BIT(SAT);
+    switch (in->op) {
+    case PTX_OP_MUL24:
+    case PTX_OP_MAD24:
+        if (t != PTX_TYPE_U32 && t != PTX_TYPE_S32)
+            why = "is defined for .u32 and .s32 only";
+        else if (sat && (t != PTX_TYPE_S32 || in->mod[PTX_CAT_WIDTH] != PTX_WIDTH_HI))
+            why = "takes .sat only as mad24.hi.sat.s32";
+        break;
+    case PTX_OP_ADD: case PTX_OP_SUB: case PTX_OP_MIN: case PTX_OP_MAX:
+        if (sat || (in->flags & PTX_FLAG_BIT(CC)))
+            why = "takes neither .sat nor .cc on packed half words";
+        else if ((in->flags & PTX_FLAG_BIT(RELU)) && (t != PTX_TYPE_S16X2 || in->op == PTX_OP_ADD || in->op == PTX_OP_SUB))
+            why = "takes .relu only as min/max.relu.s16x2";
+        break;
+    default: break;
+    }
+    if (why)
+        lw_error(F->L, in->loc, "'%s.%s' %s", ptx_op_name(in->op), ptx_type_name(t), why);
+    return !why;
 }
 
 /* SIMD video: each 8-bit (x4) or 16-bit (x2) part of a and b, extended by
@@ -144,7 +222,15 @@ bool lower_intmix(fn *F, const ptx_instr *in, LLVMValueRef mask)
 {
     ptx_type t = in->ntypes ? (ptx_type)in->types[0] : PTX_TYPE_NONE;
     LLVMValueRef r;
+    bool packed = t == PTX_TYPE_U16X2 || t == PTX_TYPE_S16X2;
+    if ((packed || in->op == PTX_OP_MUL24 || in->op == PTX_OP_MAD24) && !form_ok(F, in, t))
+        return true;
     switch (in->op) {
+    case PTX_OP_ADD: case PTX_OP_SUB: case PTX_OP_MIN: case PTX_OP_MAX:
+        if (!packed)
+            return false;
+        r = packed16(F, in, t), t = PTX_TYPE_B32;
+        break;
     case PTX_OP_DP4A: r = dp4a(F, in), t = PTX_TYPE_B32; break;
     case PTX_OP_DP2A: r = dp2a(F, in), t = PTX_TYPE_B32; break;
     case PTX_OP_SAD:
@@ -162,8 +248,6 @@ bool lower_intmix(fn *F, const ptx_instr *in, LLVMValueRef mask)
         break;
     case PTX_OP_MUL24:
     case PTX_OP_MAD24:
-        if (in->flags & PTX_FLAG_BIT(SAT))
-            return false;
         r = mul24(F, in, t);
         break;
     default: return false;
