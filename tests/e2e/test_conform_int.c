@@ -1004,6 +1004,11 @@ int main(int argc, char **argv)
     lop3_texts();
     if (argc == 3 && !strcmp(argv[1], "--emit"))
         return emit_all(argv[2]) ? 1 : 0;
+    if (argc == 3 && !strcmp(argv[1], "--check-gpu")) { /* only the GPU comparison */
+        setenv("PTXJIT_GPU_RESULTS", argv[2], 1);
+        const struct CMUnitTest gpu[] = {cmocka_unit_test(test_gpu_results)};
+        return cmocka_run_group_tests_name("conform_int_gpu", gpu, NULL, NULL);
+    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_add_sub), cmocka_unit_test(test_simd16x2), cmocka_unit_test(test_mul),
         cmocka_unit_test(test_mad),     cmocka_unit_test(test_carry),    cmocka_unit_test(test_div_rem),
