@@ -404,6 +404,67 @@ static void check_call(checker *c, const ptx_instr *in)
         ERR(c, target->loc, "'%s' returns %u values, %u received", f->name, f->nrets, nrets);
 }
 
+/* cp.async.bulk: the completion mechanism fixes the direction and what the
+ * operands after [dst], [src], size are:
+ *   .mbarrier::complete_tx::bytes  into shared memory: [mbar]
+ *                                  {, ctaMask (.multicast)} {, policy (.L2::cache_hint)}
+ *   .bulk_group                    shared::cta to global: {policy} {, byteMask (.cp_mask)} */
+static void check_cp_async_bulk(checker *c, const ptx_instr *in)
+{
+    uint8_t dst = in->mod[PTX_CAT_SPACE], src = in->mod[PTX_CAT_SPACE2];
+    bool to_shared = dst == PTX_SPACE_SHARED_CLUSTER || dst == PTX_SPACE_SHARED_CTA;
+    bool hint = in->mod[PTX_CAT_L2] == PTX_L2_CACHE_HINT;
+    bool multicast = in->flags & PTX_FLAG_BIT(MULTICAST), mask = in->flags & PTX_FLAG_BIT(CP_MASK);
+    uint32_t k = 3, want;
+    if (in->mod[PTX_CAT_L2] && !hint)
+        ERR(c, in->loc, "cp.async.bulk takes only .L2::cache_hint");
+    switch (in->mod[PTX_CAT_COMPLETION]) {
+    case PTX_COMPLETION_MBARRIER_TX:
+        if (!to_shared || (src != PTX_SPACE_GLOBAL && src != PTX_SPACE_SHARED_CTA))
+            ERR(c, in->loc, "cp.async.bulk with .mbarrier::complete_tx::bytes copies .global or "
+                            ".shared::cta into .shared::cluster or .shared::cta");
+        if (mask || (src != PTX_SPACE_GLOBAL && (multicast || hint)))
+            ERR(c, in->loc, "modifier not valid for this cp.async.bulk direction");
+        want = 4 + multicast + hint;
+        if (in->nopds == want) {
+            check_operand(c, in, &in->opds[k++], 'A', SRC);
+            if (multicast)
+                check_value(c, &in->opds[k++], PTX_TYPE_U16, SRC, false);
+        }
+        break;
+    case PTX_COMPLETION_BULK_GROUP:
+        if (dst != PTX_SPACE_GLOBAL || src != PTX_SPACE_SHARED_CTA)
+            ERR(c, in->loc, "cp.async.bulk with .bulk_group copies .shared::cta into .global");
+        if (multicast)
+            ERR(c, in->loc, ".multicast::cluster needs .mbarrier::complete_tx::bytes");
+        want = 3 + hint + mask;
+        break;
+    default:
+        ERR(c, in->loc, "cp.async.bulk needs a completion mechanism (.mbarrier::complete_tx::bytes or "
+                        ".bulk_group)");
+        return;
+    }
+    if (in->nopds != want) {
+        ERR(c, in->loc, "this cp.async.bulk takes %u operands, %u given", want, in->nopds);
+        return;
+    }
+    if (hint)
+        check_operand(c, in, &in->opds[k++], 'U', SRC);
+    if (mask)
+        check_value(c, &in->opds[k++], PTX_TYPE_U16, SRC, false);
+}
+
+/* cp.async.bulk.prefetch.L2.global{.L2::cache_hint} [src], size{, policy} */
+static void check_bulk_prefetch(checker *c, const ptx_instr *in)
+{
+    bool hint = in->mod[PTX_CAT_L2] == PTX_L2_CACHE_HINT;
+    if (in->mod[PTX_CAT_LEVEL] != PTX_LEVEL_L2 || in->mod[PTX_CAT_SPACE] != PTX_SPACE_GLOBAL ||
+        in->mod[PTX_CAT_SPACE2] || (in->mod[PTX_CAT_L2] && !hint))
+        ERR(c, in->loc, "expected cp.async.bulk.prefetch.L2.global{.L2::cache_hint}");
+    else if (in->nopds != 2u + hint)
+        ERR(c, in->loc, "this cp.async.bulk.prefetch takes %u operands, %u given", 2u + hint, in->nopds);
+}
+
 /* ---- instructions ---- */
 
 static void check_shape(checker *c, const ptx_instr *in)
@@ -476,6 +537,10 @@ static void check_instr(checker *c, ptx_instr *in)
         check_cvta(c, in);
     else if (in->op == PTX_OP_CALL)
         check_call(c, in);
+    else if (in->op == PTX_OP_CP_ASYNC_BULK)
+        check_cp_async_bulk(c, in);
+    else if (in->op == PTX_OP_CP_ASYNC_BULK_PREFETCH)
+        check_bulk_prefetch(c, in);
 }
 
 /* ---- declarations ---- */

@@ -132,6 +132,9 @@ bool lower_space(fn *F, const ptx_instr *in, LLVMValueRef mask);
 void check_cluster_dims(lw *L, const ptx_func *f);
 bool kernel_is_explicit_cluster(const ptx_func *f);
 
+/* lower_bulk.c */
+bool lower_bulk(fn *F, const ptx_instr *in, LLVMValueRef mask);
+
 /* lower_mbarrier.c */
 bool lower_mbarrier(fn *F, const ptx_instr *in, LLVMValueRef mask);
 
