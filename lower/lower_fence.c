@@ -6,7 +6,7 @@
  *                                                    (no instruction on x86)
  *   any .cta fence, membar.cta                    -> single-thread fence: the
  *                                                    CTA's warps share one OS thread
- *   fence.proxy.*                                 -> single-thread fence: every
+ *   fence.proxy.*, membar.proxy.*                 -> single-thread fence: every
  *                                                    proxy is the same memory here and
  *                                                    async copies complete when issued
  * A cluster is one CTA today, so .cluster orders like .gpu (safe either way). */
@@ -38,6 +38,7 @@ bool lower_fence(fn *F, const ptx_instr *in, LLVMValueRef mask)
             LLVMBuildFence(b, fence_order(in->mod[PTX_CAT_SEM]), scope == PTX_SCOPE_CTA, "");
         return true;
     case PTX_OP_FENCE_PROXY:
+    case PTX_OP_MEMBAR_PROXY: /* a synonym of fence.proxy */
         LLVMBuildFence(b, LLVMAtomicOrderingSequentiallyConsistent, true, "");
         return true;
     default:

@@ -879,10 +879,166 @@ FAMILY(cas)
         cmocka_unit_test(test_atom_xor), cmocka_unit_test(test_atom_exch),                             \
         cmocka_unit_test(test_atom_cas)
 
+/* ---- vector forms (sm_90): each element its own atomic add ---- */
+
+typedef struct vcase {
+    const char *text; /* the instruction, {D} {B} and [A] filled in */
+    tkind t;
+    unsigned nvec;
+    bool red, generic;
+} vcase;
+
+static const vcase vcases[] = {
+    {"atom.global.v2.f32.add", T_F32, 2, 0, 0},          {"atom.global.v4.f32.add", T_F32, 4, 0, 0},
+    {"atom.global.v2.f16.add.noftz", T_F16, 2, 0, 0},     {"atom.global.v4.f16.add.noftz", T_F16, 4, 0, 0},
+    {"atom.global.v8.f16.add.noftz", T_F16, 8, 0, 0},     {"atom.global.v2.bf16.add.noftz", T_BF16, 2, 0, 0},
+    {"atom.global.v8.bf16.add.noftz", T_BF16, 8, 0, 0},   {"atom.global.v2.f16x2.add.noftz", T_F16X2, 2, 0, 0},
+    {"atom.global.v4.bf16x2.add.noftz", T_BF16X2, 4, 0, 0}, {"red.global.v4.f32.add", T_F32, 4, 1, 0},
+    {"red.global.v8.bf16.add.noftz", T_BF16, 8, 1, 0},    {"atom.v2.f32.add", T_F32, 2, 0, 1},
+    {"red.release.gpu.global.v2.f16x2.add.noftz", T_F16X2, 2, 1, 0},
+};
+enum { NVCASES = sizeof vcases / sizeof vcases[0], VN = 64 };
+
+static size_t emit_vkernel(char *o, size_t cap, int k)
+{
+    const vcase *v = &vcases[k];
+    unsigned size = tsize(v->t), bits = 8 * size;
+    char d[128] = "{", b[128] = "{";
+    for (unsigned i = 0; i < v->nvec; i++) {
+        char e[16];
+        snprintf(e, sizeof e, "%s%%d%u", i ? ", " : "", i);
+        strcat(d, e);
+        snprintf(e, sizeof e, "%s%%b%u", i ? ", " : "", i);
+        strcat(b, e);
+    }
+    strcat(d, "}"), strcat(b, "}");
+    size_t n = (size_t)snprintf(o, cap,
+        ".visible .entry v%d(.param .u64 pmem, .param .u64 pb, .param .u64 pd, .param .u32 pshift)\n{\n"
+        "  .reg .b32 %%r<8>; .reg .b64 %%rd<12>; .reg .b%u %%b<8>, %%d<8>;\n"
+        "  ld.param.u64 %%rd1, [pmem]; ld.param.u64 %%rd2, [pb]; ld.param.u64 %%rd3, [pd]; ld.param.u32 %%r5, [pshift];\n"
+        "  mov.u32 %%r1, %%tid.x; mul.wide.u32 %%rd4, %%r1, %u;\n"
+        "  add.s64 %%rd5, %%rd2, %%rd4; add.s64 %%rd6, %%rd3, %%rd4;\n"
+        "  shr.u32 %%r2, %%r1, %%r5; mul.wide.u32 %%rd7, %%r2, %u; add.s64 %%rd8, %%rd1, %%rd7;\n",
+        k, bits, size * v->nvec, size * v->nvec);
+    for (unsigned i = 0; i < v->nvec; i++)
+        n += (size_t)snprintf(o + n, cap - n, "  ld.global.b%u %%b%u, [%%rd5+%u]; mov.b%u %%d%u, %%b%u;\n", bits, i,
+                              i * size, bits, i, i);
+    if (v->red)
+        n += (size_t)snprintf(o + n, cap - n, "  %s [%%rd8], %s;\n", v->text, b);
+    else
+        n += (size_t)snprintf(o + n, cap - n, "  %s %s, [%%rd8], %s;\n", v->text, d, b);
+    for (unsigned i = 0; i < v->nvec; i++)
+        n += (size_t)snprintf(o + n, cap - n, "  st.global.b%u [%%rd6+%u], %%d%u;\n", bits, i * size, i);
+    return n + (size_t)snprintf(o + n, cap - n, "  ret;\n}\n");
+}
+
+/* Each lane adds its vector to its own slot (shift 0: edge values, exact
+ * per element) or every lane to slot 0 (shift 6: small integers, so the
+ * sum is exact in any order).  All of it is global memory, where f32 adds
+ * flush subnormals (the ISA's atom.add.f32 rule, vector or not). */
+static void test_vector_forms(void **state)
+{
+    (void)state;
+    size_t cap = 1 << 18, n = 0;
+    char *src = malloc(cap), *log = NULL, err[256];
+    n += (size_t)snprintf(src, cap, ".version 8.5\n.target sm_90\n.address_size 64\n");
+    for (int k = 0; k < NVCASES; k++)
+        n += emit_vkernel(src + n, cap - n, k);
+    ptxjit_ctx *vctx = ptxjit_create(2, err, sizeof err);
+    assert_non_null(vctx);
+    ptxjit_module *m = ptxjit_load(vctx, src, n, "vector_atom.ptx", &log, NULL);
+    if (!m)
+        fail_msg("%s", log ? log : "load failed");
+    int bad = 0;
+    for (int k = 0; k < NVCASES; k++) {
+        const vcase *v = &vcases[k];
+        acase add = {"add", "", v->t};
+        unsigned size = tsize(v->t), per = v->nvec;
+        for (unsigned shift = 0; shift <= 6; shift += 6) {
+            static _Alignas(64) uint8_t mem[VN * 8 * 4], mem0[VN * 8 * 4], b[VN * 8 * 4], d[VN * 8 * 4];
+            for (unsigned e = 0; e < VN * per; e++) {
+                val bv = shift ? commuting_val(&add) : edge_val(v->t, e / 11 + e * 5);
+                val mv = shift ? commuting_val(&add) : edge_val(v->t, e);
+                put(b, size, e, bv), put(mem, size, e, mv);
+            }
+            memcpy(mem0, mem, sizeof mem);
+            struct { void *mem, *b, *d; uint32_t shift; } p = {mem, b, d, shift};
+            ptxjit_launch_cfg cfg = {{1, 1, 1}, {VN, 1, 1}, 0, &p, NULL};
+            char name[16];
+            snprintf(name, sizeof name, "v%d", k);
+            if (ptxjit_launch(vctx, ptxjit_kernel_get(m, name), &cfg, err, sizeof err) != PTXJIT_OK)
+                fail_msg("%s: %s", v->text, err);
+            for (unsigned e = 0; e < (shift ? per : VN * per); e++) {
+                val want = get(mem0, size, e);
+                for (unsigned l = 0; l < VN; l++)
+                    if ((l >> shift) * per + e % per == e)
+                        want = apply(&add, v->t == T_F32, want, get(b, size, l * per + e % per), want);
+                if (!same(v->t, want, get(mem, size, e)) && bad++ < 8)
+                    print_error("%s shift %u element %u: %#llx, want %#llx\n", v->text, shift, e,
+                                (unsigned long long)get(mem, size, e).lo, (unsigned long long)want.lo);
+            }
+            for (unsigned e = 0; !shift && e < VN * per; e++) { /* old values (red: d keeps b) */
+                val want = v->red ? get(b, size, e) : get(mem0, size, e);
+                if (memcmp(&want, d + e * size, size) && bad++ < 8)
+                    print_error("%s element %u returned %#llx, want %#llx\n", v->text, e,
+                                (unsigned long long)get(d, size, e).lo, (unsigned long long)want.lo);
+            }
+        }
+    }
+    assert_int_equal(bad, 0);
+    ptxjit_module_unload(m);
+    ptxjit_destroy(vctx);
+    free(log);
+    free(src);
+}
+
+/* ---- forms that are not lowered: a load error naming line and instruction ---- */
+
+static void test_unsupported_forms_are_load_errors(void **state)
+{
+    (void)state;
+    static const struct { const char *instr, *says; } bad[] = {
+        {"atom.global.v2.f16x2.min.noftz {%r1, %r2}, [%rd1], {%r3, %r4};", "'atom.min.f16x2'"},
+        {"red.global.v4.f16.max.noftz [%rd1], {%h1, %h2, %h3, %h4};", "'red.max.f16'"},
+        {"atom.global.and.u32 %r1, [%rd1], %r2;", "'atom.and.u32'"},
+        {"atom.global.add.s64 %rd2, [%rd1], %rd3;", "'atom.add.s64'"},
+        {"atom.global.inc.u64 %rd2, [%rd1], %rd3;", "'atom.inc.u64'"},
+        {"atom.global.add.f16 %h1, [%rd1], %h2;", "needs .noftz"},
+        {"atom.global.exch.b16 %h1, [%rd1], %h2;", "'atom.exch.b16'"},
+        {"red.global.cas.b32 [%rd1], %r1, %r2;", "'red.cas.b32'"},
+        {"atom.shared.v2.f32.add {%f1, %f2}, [%rd1], {%f3, %f4};", "only defined on .global"},
+        {"atom.local.add.u32 %r1, [%rd1], %r2;", "only defined on .global and .shared"},
+    };
+    char err[256];
+    ptxjit_ctx *c = ptxjit_create(1, err, sizeof err);
+    assert_non_null(c);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char src[1024], *log = NULL;
+        int len = snprintf(src, sizeof src,
+                           ".version 8.5\n.target sm_90\n.address_size 64\n"
+                           ".visible .entry k(.param .u64 p)\n{\n"
+                           "  .reg .b32 %%r<8>; .reg .b64 %%rd<8>; .reg .f32 %%f<8>; .reg .b16 %%h<8>;\n"
+                           "  ld.param.u64 %%rd1, [p];\n"
+                           "  %s\n" /* line 8 */
+                           "  ret;\n}\n",
+                           bad[i].instr);
+        ptxjit_module *m = ptxjit_load(c, src, (size_t)len, "bad.ptx", &log, NULL);
+        if (m)
+            fail_msg("'%s' loaded", bad[i].instr);
+        if (!log || !strstr(log, "bad.ptx:8:") || !strstr(log, bad[i].says))
+            fail_msg("'%s': log does not name line 8 and say %s:\n%s", bad[i].instr, bad[i].says, log ? log : "");
+        free(log);
+    }
+    ptxjit_destroy(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {FAMILY_TESTS};
+    const struct CMUnitTest others[] = {cmocka_unit_test(test_vector_forms),
+                                        cmocka_unit_test(test_unsupported_forms_are_load_errors)};
     int fails = cmocka_run_group_tests_name("atom_red_1_worker", tests, setup1, teardown);
     fails += cmocka_run_group_tests_name("atom_red_2_workers", tests, setup2, teardown);
+    fails += cmocka_run_group_tests_name("atom_red_forms", others, NULL, NULL);
     return fails;
 }

@@ -1,0 +1,744 @@
+/* test_conform_memory.c - the memory model end to end:
+ *
+ *   - every ld/st qualifier (.weak, .relaxed, .acquire, .release,
+ *     .volatile, .mmio, .nc; scopes .cta .cluster .gpu .sys; global,
+ *     shared and generic; scalars and .v2/.v4) moves exactly its data, under
+ *     a partial mask, with every fence/membar form between;
+ *   - message passing between two CTAs (on two workers, so both are
+ *     resident, as CUDA requires for any inter-CTA wait): a producer writes
+ *     data with plain stores and publishes a flag, the consumer spins on the
+ *     flag and must then read the new data; every release/acquire idiom
+ *     (st.release/ld.acquire, fences around relaxed accesses, membar with
+ *     volatile, atom/red as release and acquire), 100 round trips each way;
+ *     with one worker only the one-directional form (CTA 0 before CTA 1);
+ *   - "last block done": partial sums, a fence, atom.inc on a ticket that
+ *     wraps back to 0, the last CTA sums the partials (stale ones are
+ *     poisoned, so reading one before it is published shows);
+ *   - nvcc 13 / clang fixtures (tests/cuda/atomics_global.cu and
+ *     memory_ordering.cu) against the documented results.
+ * References are values worked out from the ISA and the kernels' comments. */
+#include <limits.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "ptxjit/ptxjit.h"
+#include "test_util.h"
+
+static ptxjit_ctx *ctxs[2];
+static const unsigned workers_of[2] = {1, 2};
+
+static ptxjit_module *load_text(int c, const char *src, size_t len, const char *name)
+{
+    char *log = NULL;
+    ptxjit_module *m = ptxjit_load(ctxs[c], src, len, name, &log, NULL);
+    if (!m)
+        fail_msg("%s does not load:\n%s", name, log ? log : "");
+    free(log);
+    return m;
+}
+
+static void launch(int c, ptxjit_module *m, const char *kernel, uint32_t grid, uint32_t block, const void *params)
+{
+    const ptxjit_kernel *k = ptxjit_kernel_get(m, kernel);
+    if (!k)
+        fail_msg("no kernel %s", kernel);
+    ptxjit_launch_cfg cfg = {{grid, 1, 1}, {block, 1, 1}, 0, params, NULL};
+    char err[256];
+    if (ptxjit_launch(ctxs[c], k, &cfg, err, sizeof err) != PTXJIT_OK)
+        fail_msg("%s on %u worker(s): %s", kernel, workers_of[c], err);
+}
+
+/* ---- ld/st qualifiers and fences: data moves exactly ---- */
+
+/* A load and a store of `words` 32-bit words per thread on global memory. */
+typedef struct gform {
+    const char *ld, *st;
+    unsigned words;
+} gform;
+
+static const gform gforms[] = {
+    {"ld.global.b32 %r5, [%rd5];", "st.global.b32 [%rd6], %r5;", 1},
+    {"ld.weak.global.b32 %r5, [%rd5];", "st.weak.global.b32 [%rd6], %r5;", 1},
+    {"ld.global.nc.b32 %r5, [%rd5];", "st.relaxed.gpu.global.b32 [%rd6], %r5;", 1},
+    {"ld.global.nc.L1::no_allocate.b32 %r5, [%rd5];", "st.release.gpu.global.b32 [%rd6], %r5;", 1},
+    {"ld.relaxed.cta.global.b32 %r5, [%rd5];", "st.relaxed.cta.global.b32 [%rd6], %r5;", 1},
+    {"ld.relaxed.cluster.global.b32 %r5, [%rd5];", "st.release.cluster.global.b32 [%rd6], %r5;", 1},
+    {"ld.relaxed.sys.global.b32 %r5, [%rd5];", "st.release.sys.global.b32 [%rd6], %r5;", 1},
+    {"ld.acquire.cta.global.b32 %r5, [%rd5];", "st.release.cta.global.b32 [%rd6], %r5;", 1},
+    {"ld.acquire.gpu.global.b32 %r5, [%rd5];", "st.volatile.global.b32 [%rd6], %r5;", 1},
+    {"ld.acquire.sys.global.b32 %r5, [%rd5];", "st.mmio.relaxed.sys.global.b32 [%rd6], %r5;", 1},
+    {"ld.volatile.global.b32 %r5, [%rd5];", "st.relaxed.sys.global.b32 [%rd6], %r5;", 1},
+    {"ld.mmio.relaxed.sys.global.b32 %r5, [%rd5];", "st.global.b32 [%rd6], %r5;", 1},
+    {"ld.relaxed.gpu.b32 %r5, [%rd5];", "st.release.gpu.b32 [%rd6], %r5;", 1}, /* generic */
+    {"ld.acquire.sys.b32 %r5, [%rd5];", "st.volatile.b32 [%rd6], %r5;", 1},
+    {"ld.relaxed.gpu.global.L1::evict_last.b32 %r5, [%rd5];", "st.relaxed.gpu.global.L1::no_allocate.b32 [%rd6], %r5;", 1},
+    {"ld.acquire.gpu.global.v2.b32 {%r5, %r6}, [%rd5];", "st.release.gpu.global.v2.b32 [%rd6], {%r5, %r6};", 2},
+    {"ld.volatile.global.v4.b32 {%r5, %r6, %r7, %r8}, [%rd5];", "st.volatile.global.v4.b32 [%rd6], {%r5, %r6, %r7, %r8};", 4},
+    {"ld.global.nc.v4.b32 {%r5, %r6, %r7, %r8}, [%rd5];", "st.relaxed.sys.global.v4.b32 [%rd6], {%r5, %r6, %r7, %r8};", 4},
+    {"ld.relaxed.gpu.global.b64 %rd7, [%rd5];", "st.relaxed.gpu.global.b64 [%rd6], %rd7;", 2},
+    {"ld.acquire.gpu.global.u16 %rs1, [%rd5]; ld.acquire.gpu.global.u16 %rs2, [%rd5+2];",
+     "st.release.gpu.global.b16 [%rd6], %rs1; st.volatile.global.b16 [%rd6+2], %rs2;", 1},
+    {"ld.volatile.global.u8 %rs1, [%rd5]; ld.relaxed.sys.global.u8 %rs2, [%rd5+1];"
+     " ld.acquire.cta.global.u8 %rs3, [%rd5+2]; ld.mmio.relaxed.sys.global.u8 %rs4, [%rd5+3];",
+     "st.volatile.global.b8 [%rd6], %rs1; st.relaxed.sys.global.b8 [%rd6+1], %rs2;"
+     " st.release.cta.global.b8 [%rd6+2], %rs3; st.mmio.relaxed.sys.global.b8 [%rd6+3], %rs4;", 1},
+};
+
+static const char *const fences[] = {
+    "fence.sc.cta;", "fence.sc.cluster;", "fence.sc.gpu;", "fence.sc.sys;", "fence.acq_rel.cta;",
+    "fence.acq_rel.cluster;", "fence.acq_rel.gpu;", "fence.acq_rel.sys;", "fence.acquire.gpu;",
+    "fence.release.sys;", "membar.cta;", "membar.gl;", "membar.sys;", "fence.proxy.alias;",
+    "fence.proxy.async;", "fence.proxy.async.global;", "fence.proxy.async.shared::cta;",
+    "membar.proxy.alias;", "fence.mbarrier_init.release.cluster;", "fence.cta;",
+};
+enum { NG = sizeof gforms / sizeof gforms[0], NF = sizeof fences / sizeof fences[0] };
+
+/* Shared memory: a store with one form, a barrier, a load of the
+ * neighbour's word (tid ^ 1) with another. */
+typedef struct sform {
+    const char *st, *ld;
+    bool generic;
+} sform;
+
+static const sform sforms[] = {
+    {"st.shared.b32 [%rd8], %r5;", "ld.shared.b32 %r6, [%rd9];", 0},
+    {"st.relaxed.cta.shared.b32 [%rd8], %r5;", "ld.relaxed.cta.shared.b32 %r6, [%rd9];", 0},
+    {"st.release.cta.shared.b32 [%rd8], %r5;", "ld.acquire.cta.shared.b32 %r6, [%rd9];", 0},
+    {"st.volatile.shared.b32 [%rd8], %r5;", "ld.volatile.shared.b32 %r6, [%rd9];", 0},
+    {"st.release.cluster.shared::cta.b32 [%rd8], %r5;", "ld.acquire.cluster.shared::cta.b32 %r6, [%rd9];", 0},
+    {"st.relaxed.sys.shared.b32 [%rd8], %r5;", "ld.relaxed.gpu.shared.b32 %r6, [%rd9];", 0},
+    {"st.release.cta.b32 [%rd8], %r5;", "ld.acquire.cta.b32 %r6, [%rd9];", 1},
+    {"st.volatile.b32 [%rd8], %r5;", "ld.volatile.b32 %r6, [%rd9];", 1},
+};
+enum { NS_FORMS = sizeof sforms / sizeof sforms[0], QN = 200, QB = 100 };
+
+static size_t emit_gform(char *o, size_t cap, int k)
+{
+    const gform *f = &gforms[k];
+    return (size_t)snprintf(o, cap,
+        ".visible .entry g%d(.param .u64 pin, .param .u64 pout)\n{\n"
+        "  .reg .pred %%p<4>; .reg .b32 %%r<12>; .reg .b64 %%rd<12>; .reg .b16 %%rs<6>;\n"
+        "  ld.param.u64 %%rd1, [pin]; ld.param.u64 %%rd2, [pout];\n"
+        "  mov.u32 %%r1, %%ctaid.x; mov.u32 %%r2, %%ntid.x; mov.u32 %%r3, %%tid.x; mad.lo.s32 %%r4, %%r1, %%r2, %%r3;\n"
+        "  mul.wide.u32 %%rd3, %%r4, %u; add.s64 %%rd5, %%rd1, %%rd3; add.s64 %%rd6, %%rd2, %%rd3;\n"
+        "  and.b32 %%r9, %%r3, 1; setp.ne.u32 %%p1, %%r9, 0; @!%%p1 bra $SKIP;\n"
+        "  %s\n  %s\n  %s\n"
+        "$SKIP:\n  ret;\n}\n",
+        k, 4 * f->words, f->ld, fences[k % NF], f->st);
+}
+
+static size_t emit_sform(char *o, size_t cap, int k)
+{
+    const sform *f = &sforms[k];
+    return (size_t)snprintf(o, cap,
+        ".visible .entry s%d(.param .u64 pin, .param .u64 pout)\n{\n"
+        "  .reg .pred %%p<4>; .reg .b32 %%r<12>; .reg .b64 %%rd<12>;\n"
+        "  .shared .align 4 .b32 buf[%d];\n"
+        "  ld.param.u64 %%rd1, [pin]; ld.param.u64 %%rd2, [pout];\n"
+        "  mov.u32 %%r1, %%ctaid.x; mov.u32 %%r2, %%ntid.x; mov.u32 %%r3, %%tid.x; mad.lo.s32 %%r4, %%r1, %%r2, %%r3;\n"
+        "  mul.wide.u32 %%rd3, %%r4, 4; add.s64 %%rd5, %%rd1, %%rd3; add.s64 %%rd6, %%rd2, %%rd3;\n"
+        "  ld.global.b32 %%r5, [%%rd5];\n"
+        "  mov.u64 %%rd7, buf;%s\n"
+        "  mul.wide.u32 %%rd4, %%r3, 4; add.s64 %%rd8, %%rd7, %%rd4;\n"
+        "  xor.b32 %%r7, %%r3, 1; mul.wide.u32 %%rd4, %%r7, 4; add.s64 %%rd9, %%rd7, %%rd4;\n"
+        "  %s\n  %s\n  bar.sync 0;\n  %s\n"
+        "  st.global.b32 [%%rd6], %%r6;\n  ret;\n}\n",
+        k, QB, f->generic ? " cvta.shared.u64 %rd7, %rd7;" : "", f->st, fences[(k * 7 + 3) % NF], f->ld);
+}
+
+static void test_qualifiers_move_data(void **state)
+{
+    (void)state;
+    size_t cap = 1 << 17, n = 0;
+    char *src = malloc(cap);
+    n += (size_t)snprintf(src, cap, ".version 8.7\n.target sm_90\n.address_size 64\n");
+    for (int k = 0; k < NG; k++)
+        n += emit_gform(src + n, cap - n, k);
+    for (int k = 0; k < NS_FORMS; k++)
+        n += emit_sform(src + n, cap - n, k);
+    int bad = 0;
+    for (int c = 0; c < 2; c++) {
+        ptxjit_module *m = load_text(c, src, n, "qualifiers.ptx");
+        static uint32_t in[QN * 4], out[QN * 4];
+        for (unsigned i = 0; i < QN * 4; i++)
+            in[i] = 0x9e3779b9u * (i + 1);
+        for (int k = 0; k < NG; k++) {
+            unsigned w = gforms[k].words;
+            for (unsigned i = 0; i < QN * 4; i++)
+                out[i] = 0xa5a5a5a5u;
+            struct { void *in, *out; } p = {in, out};
+            char name[16];
+            snprintf(name, sizeof name, "g%d", k);
+            launch(c, m, name, QN / QB, QB, &p);
+            for (unsigned t = 0; t < QN; t++)
+                for (unsigned j = 0; j < w; j++) {
+                    uint32_t want = (t % QB) & 1 ? in[t * w + j] : 0xa5a5a5a5u;
+                    if (out[t * w + j] != want && bad++ < 8)
+                        print_error("'%s' / '%s': thread %u word %u is %#x, want %#x\n", gforms[k].ld,
+                                    gforms[k].st, t, j, out[t * w + j], want);
+                }
+        }
+        for (int k = 0; k < NS_FORMS; k++) {
+            struct { void *in, *out; } p = {in, out};
+            char name[16];
+            snprintf(name, sizeof name, "s%d", k);
+            launch(c, m, name, QN / QB, QB, &p);
+            for (unsigned t = 0; t < QN; t++)
+                if (out[t] != in[t ^ 1] && bad++ < 8)
+                    print_error("'%s' / '%s': thread %u read %#x, want %#x\n", sforms[k].st, sforms[k].ld, t,
+                                out[t], in[t ^ 1]);
+        }
+        ptxjit_module_unload(m);
+    }
+    free(src);
+    assert_int_equal(bad, 0);
+}
+
+/* ---- message passing between CTAs ---- */
+
+/* How the flag is published and observed.  %r10 holds the round number;
+ * the acquire side leaves the flag it saw in %r21. */
+typedef struct idiom {
+    const char *name, *release, *acquire, *after;
+} idiom;
+
+static const idiom idioms[] = {
+    {"st.release/ld.acquire", "st.release.gpu.global.u32 [%rdF], %r10;", "ld.acquire.gpu.global.u32 %r21, [%rdF];", ""},
+    {"fence.acq_rel+relaxed", "fence.acq_rel.gpu; st.relaxed.gpu.global.u32 [%rdF], %r10;",
+     "ld.relaxed.gpu.global.u32 %r21, [%rdF];", "fence.acq_rel.gpu;"},
+    {"membar.gl+volatile", "membar.gl; st.volatile.global.u32 [%rdF], %r10;", "ld.volatile.global.u32 %r21, [%rdF];",
+     "membar.gl;"},
+    {"fence.sc+atom", "fence.sc.sys; atom.relaxed.sys.global.exch.b32 %r22, [%rdF], %r10;",
+     "atom.relaxed.sys.global.or.b32 %r21, [%rdF], 0;", "fence.sc.sys;"},
+    {"red.release/ld.acquire.sys", "red.release.gpu.global.max.u32 [%rdF], %r10;",
+     "ld.acquire.sys.global.u32 %r21, [%rdF];", ""},
+    {"atom.release/atom.acquire", "atom.release.gpu.global.exch.b32 %r22, [%rdF], %r10;",
+     "atom.acquire.gpu.global.add.u32 %r21, [%rdF], 0;", ""},
+    {"fence.release/fence.acquire", "fence.release.gpu; st.relaxed.sys.global.u32 [%rdF], %r10;",
+     "ld.relaxed.sys.global.u32 %r21, [%rdF];", "fence.acquire.gpu;"},
+    {"generic st.release.sys/ld.acquire.sys", "st.release.sys.u32 [%rdG], %r10;", "ld.acquire.sys.u32 %r21, [%rdG];", ""},
+};
+enum { NIDIOMS = sizeof idioms / sizeof idioms[0], SPIN_LIMIT = 1 << 25, ROUNDS = 100 };
+
+/* Replaces the flag placeholders (%rdF global, %rdG generic) with a register. */
+static void with_flag(char *out, size_t len, const char *t, const char *reg)
+{
+    size_t n = 0;
+    for (const char *p = t; *p && n + 8 < len; p++) {
+        if (!strncmp(p, "%rdF", 4) || !strncmp(p, "%rdG", 4)) {
+            n += (size_t)snprintf(out + n, len - n, "%s", reg);
+            p += 3;
+        } else {
+            out[n++] = *p;
+        }
+    }
+    out[n] = 0;
+}
+
+/* Writes round r's data (two words per lane), then lane 0 publishes flag F. */
+static size_t emit_produce(char *o, size_t cap, const idiom *id, const char *data, const char *flag,
+                           const char *tag)
+{
+    char rel[200];
+    with_flag(rel, sizeof rel, id->release, flag);
+    return (size_t)snprintf(o, cap,
+        "  mad.lo.s32 %%r12, %%r10, 1000, %%r3; add.s64 %%rd9, %s, %%rd8;\n"
+        "  st.global.u32 [%%rd9], %%r12; add.u32 %%r13, %%r12, 7; st.global.u32 [%%rd9+128], %%r13;\n"
+        "  @%%p9 bra $P%s;\n  %s\n$P%s:\n",
+        data, tag, rel, tag);
+}
+
+/* Spins until flag >= r (a bounded spin: a lost message is an error, not
+ * a hang), then checks the data every lane reads. */
+static size_t emit_consume(char *o, size_t cap, const idiom *id, const char *data, const char *flag,
+                           const char *tag)
+{
+    char acq[200];
+    with_flag(acq, sizeof acq, id->acquire, flag);
+    return (size_t)snprintf(o, cap,
+        "  mov.u32 %%r20, 0;\n"
+        "$W%s:\n"
+        "  %s\n"
+        "  add.u32 %%r20, %%r20, 1; setp.gt.u32 %%p5, %%r20, %d; @%%p5 bra $TIMEOUT;\n"
+        "  setp.lt.u32 %%p4, %%r21, %%r10; @%%p4 bra $W%s;\n"
+        "  %s\n"
+        "  mad.lo.s32 %%r12, %%r10, 1000, %%r3; add.s64 %%rd9, %s, %%rd8;\n"
+        "  ld.global.u32 %%r14, [%%rd9]; ld.global.u32 %%r15, [%%rd9+128]; add.u32 %%r13, %%r12, 7;\n"
+        "  setp.ne.u32 %%p6, %%r14, %%r12; setp.ne.or.u32 %%p6, %%r15, %%r13, %%p6;\n"
+        "  @%%p6 red.global.add.u32 [%%rd4], 1;\n",
+        tag, acq, SPIN_LIMIT, tag, id->after, data);
+}
+
+/* CTA 0: produce A, publish F0, (bidirectional) wait F1, check B.
+ * CTA 1: wait F0, check A, (bidirectional) produce B, publish F1. */
+static size_t emit_mp(char *o, size_t cap, int k)
+{
+    const idiom *id = &idioms[k];
+    size_t n = (size_t)snprintf(o, cap,
+        ".visible .entry mp%d(.param .u64 pa, .param .u64 pbuf, .param .u64 pflags, .param .u64 perr,\n"
+        "    .param .u32 prounds, .param .u32 pbidir)\n{\n"
+        "  .reg .pred %%p<12>; .reg .b32 %%r<24>; .reg .b64 %%rd<16>;\n"
+        "  ld.param.u64 %%rd1, [pa]; ld.param.u64 %%rd2, [pbuf]; ld.param.u64 %%rd3, [pflags];\n"
+        "  ld.param.u64 %%rd4, [perr]; ld.param.u32 %%r8, [prounds]; ld.param.u32 %%r9, [pbidir];\n"
+        "  cvta.to.global.u64 %%rd1, %%rd1; cvta.to.global.u64 %%rd2, %%rd2;\n"
+        "  mov.u32 %%r1, %%ctaid.x; mov.u32 %%r3, %%tid.x; mul.wide.u32 %%rd8, %%r3, 4;\n"
+        "  setp.ne.u32 %%p9, %%r3, 0;\n" /* lane 0 publishes */
+        "  add.s64 %%rd10, %%rd3, 0; add.s64 %%rd11, %%rd3, 64;\n"  /* F0, F1 (global) */
+        "  cvta.global.u64 %%rd12, %%rd10; cvta.global.u64 %%rd13, %%rd11;\n" /* generic copies */
+        "  setp.ne.u32 %%p10, %%r9, 0;\n"
+        "  mov.u32 %%r10, 0;\n"
+        "$ROUND:\n"
+        "  add.u32 %%r10, %%r10, 1; setp.gt.u32 %%p7, %%r10, %%r8; @%%p7 bra $END;\n"
+        "  setp.ne.u32 %%p8, %%r1, 0; @%%p8 bra $CTA1;\n",
+        k);
+    bool generic = strstr(id->release, "%rdG") != NULL;
+    n += emit_produce(o + n, cap - n, id, "%rd1", generic ? "%rd12" : "%rd10", "A");
+    n += (size_t)snprintf(o + n, cap - n, "  @!%%p10 bra $ROUND;\n");
+    n += emit_consume(o + n, cap - n, id, "%rd2", generic ? "%rd13" : "%rd11", "B");
+    n += (size_t)snprintf(o + n, cap - n, "  bra $ROUND;\n$CTA1:\n");
+    n += emit_consume(o + n, cap - n, id, "%rd1", generic ? "%rd12" : "%rd10", "A");
+    n += (size_t)snprintf(o + n, cap - n, "  @!%%p10 bra $ROUND;\n");
+    n += emit_produce(o + n, cap - n, id, "%rd2", generic ? "%rd13" : "%rd11", "B");
+    n += (size_t)snprintf(o + n, cap - n,
+        "  bra $ROUND;\n"
+        "$TIMEOUT:\n  red.global.add.u32 [%%rd4], 1000000;\n"
+        "$END:\n  ret;\n}\n");
+    return n;
+}
+
+static void test_message_passing(void **state)
+{
+    (void)state;
+    size_t cap = 1 << 16, n = 0;
+    char *src = malloc(cap);
+    n += (size_t)snprintf(src, cap, ".version 8.7\n.target sm_90\n.address_size 64\n");
+    for (int k = 0; k < NIDIOMS; k++)
+        n += emit_mp(src + n, cap - n, k);
+    int bad = 0;
+    for (int c = 0; c < 2; c++) {
+        ptxjit_module *m = load_text(c, src, n, "message_passing.ptx");
+        for (int k = 0; k < NIDIOMS; k++) {
+            static _Alignas(64) uint32_t a[64], b[64], flags[32], err;
+            memset(a, 0, sizeof a), memset(b, 0, sizeof b), memset(flags, 0, sizeof flags), err = 0;
+            /* two CTAs wait on each other only when two workers make them co-resident */
+            uint32_t rounds = c ? ROUNDS : 1, bidir = c == 1;
+            struct { void *a, *b, *flags, *err; uint32_t rounds, bidir; } p = {a, b, flags, &err, rounds, bidir};
+            char name[16];
+            snprintf(name, sizeof name, "mp%d", k);
+            launch(c, m, name, 2, 32, &p);
+            if (err && bad++ < 8)
+                print_error("%s on %u worker(s): %u stale reads%s\n", idioms[k].name, workers_of[c], err % 1000000,
+                            err >= 1000000 ? ", and a flag never arrived" : "");
+            if ((flags[0] != rounds || flags[16] != (bidir ? rounds : 0)) && bad++ < 8)
+                print_error("%s: flags %u %u after %u rounds\n", idioms[k].name, flags[0], flags[16], rounds);
+        }
+        ptxjit_module_unload(m);
+    }
+    free(src);
+    assert_int_equal(bad, 0);
+}
+
+/* ---- last block done ---- */
+
+typedef struct lbd {
+    const char *release, *ticket, *acquire, *load;
+} lbd;
+
+static const lbd lbds[] = {
+    {"membar.gl;", "atom.global.inc.u32", "", "ld.volatile.global.u32"}, /* as nvcc emits __threadfence() */
+    {"fence.acq_rel.gpu;", "atom.global.inc.u32", "fence.acq_rel.gpu;", "ld.global.u32"},
+    {"fence.sc.gpu;", "atom.relaxed.gpu.global.inc.u32", "fence.sc.gpu;", "ld.relaxed.gpu.global.u32"},
+    {"", "atom.acq_rel.gpu.global.inc.u32", "", "ld.global.u32"},
+    {"", "atom.release.gpu.inc.u32", "fence.acquire.gpu;", "ld.u32"}, /* generic */
+};
+enum { NLBD = sizeof lbds / sizeof lbds[0], LBD_GRID = 48, LBD_BLOCK = 96 };
+
+static size_t emit_lbd(char *o, size_t cap, int k)
+{
+    const lbd *v = &lbds[k];
+    return (size_t)snprintf(o, cap,
+        ".visible .entry lbd%d(.param .u64 pin, .param .u64 ppart, .param .u64 pcount, .param .u64 presult,\n"
+        "    .param .u64 ptickets)\n{\n"
+        "  .reg .pred %%p<6>; .reg .b32 %%r<20>; .reg .b64 %%rd<16>;\n"
+        "  .shared .align 4 .u32 ssum; .shared .align 4 .u32 slast;\n"
+        "  ld.param.u64 %%rd1, [pin]; ld.param.u64 %%rd2, [ppart]; ld.param.u64 %%rd3, [pcount];\n"
+        "  ld.param.u64 %%rd4, [presult]; ld.param.u64 %%rd5, [ptickets];\n"
+        "  mov.u32 %%r1, %%ctaid.x; mov.u32 %%r2, %%ntid.x; mov.u32 %%r3, %%tid.x; mov.u32 %%r4, %%nctaid.x;\n"
+        "  mad.lo.s32 %%r5, %%r1, %%r2, %%r3; setp.eq.u32 %%p1, %%r3, 0;\n"
+        "  @%%p1 st.shared.u32 [ssum], 0;\n"
+        "  bar.sync 0;\n"
+        "  mul.wide.u32 %%rd6, %%r5, 4; add.s64 %%rd7, %%rd1, %%rd6; ld.global.u32 %%r6, [%%rd7];\n"
+        "  red.shared.add.u32 [ssum], %%r6;\n"
+        "  bar.sync 0;\n"
+        "  @!%%p1 bra $WAIT;\n"
+        "  ld.shared.u32 %%r7, [ssum]; mul.wide.u32 %%rd8, %%r1, 4; add.s64 %%rd9, %%rd2, %%rd8;\n"
+        "  st.global.u32 [%%rd9], %%r7;\n"
+        "  %s\n"
+        "  sub.u32 %%r8, %%r4, 1; %s %%r9, [%%rd3], %%r8;\n"
+        "  add.s64 %%rd10, %%rd5, %%rd8; st.global.u32 [%%rd10], %%r9;\n"
+        "  setp.eq.u32 %%p2, %%r9, %%r8; selp.u32 %%r10, 1, 0, %%p2; st.shared.u32 [slast], %%r10;\n"
+        "$WAIT:\n"
+        "  bar.sync 0;\n"
+        "  @!%%p1 bra $END;\n"
+        "  ld.shared.u32 %%r10, [slast]; setp.eq.u32 %%p3, %%r10, 0; @%%p3 bra $END;\n"
+        "  %s\n"
+        "  mov.u32 %%r11, 0; mov.u32 %%r12, 0;\n"
+        "$SUM:\n"
+        "  mul.wide.u32 %%rd11, %%r12, 4; add.s64 %%rd12, %%rd2, %%rd11; %s %%r13, [%%rd12];\n"
+        "  add.u32 %%r11, %%r11, %%r13; add.u32 %%r12, %%r12, 1; setp.lt.u32 %%p4, %%r12, %%r4; @%%p4 bra $SUM;\n"
+        "  st.global.u32 [%%rd4], %%r11;\n"
+        "$END:\n  ret;\n}\n",
+        k, v->release, v->ticket, v->acquire, v->load);
+}
+
+static void test_last_block_done(void **state)
+{
+    (void)state;
+    size_t cap = 1 << 15, n = 0;
+    char *src = malloc(cap);
+    n += (size_t)snprintf(src, cap, ".version 8.7\n.target sm_90\n.address_size 64\n");
+    for (int k = 0; k < NLBD; k++)
+        n += emit_lbd(src + n, cap - n, k);
+    int bad = 0;
+    for (int c = 0; c < 2; c++) {
+        ptxjit_module *m = load_text(c, src, n, "last_block.ptx");
+        for (int k = 0; k < NLBD; k++) {
+            static uint32_t in[LBD_GRID * LBD_BLOCK], part[LBD_GRID], tickets[LBD_GRID];
+            uint32_t count = 0;
+            for (int rep = 0; rep < 8; rep++) {
+                uint32_t want = 0, result = 0xdeadbeef;
+                for (unsigned i = 0; i < LBD_GRID * LBD_BLOCK; i++)
+                    in[i] = (uint32_t)(i * 2654435761u + (unsigned)rep), want += in[i];
+                for (unsigned i = 0; i < LBD_GRID; i++)
+                    part[i] = 0xdeadbeef, tickets[i] = 0xffffffff; /* a stale partial shows */
+                struct { void *in, *part, *count, *result, *tickets; } p = {in, part, &count, &result, tickets};
+                char name[16];
+                snprintf(name, sizeof name, "lbd%d", k);
+                launch(c, m, name, LBD_GRID, LBD_BLOCK, &p);
+                uint32_t seen[LBD_GRID] = {0};
+                for (unsigned i = 0; i < LBD_GRID; i++)
+                    if (tickets[i] < LBD_GRID)
+                        seen[tickets[i]]++;
+                int perm = 1;
+                for (unsigned i = 0; i < LBD_GRID; i++)
+                    perm &= seen[i] == 1;
+                if ((result != want || count != 0 || !perm) && bad++ < 8)
+                    print_error("last block done '%s' + %s, %u worker(s): sum %#x, want %#x; counter %u "
+                                "(want 0, inc wraps); tickets %s\n", lbds[k].release, lbds[k].ticket, workers_of[c],
+                                result, want, count, perm ? "a permutation" : "not a permutation");
+            }
+        }
+        ptxjit_module_unload(m);
+    }
+    free(src);
+    assert_int_equal(bad, 0);
+}
+
+/* ---- nvcc / clang fixtures ---- */
+
+static const char *const fixture_variants[] = {"sm_80", "sm_90", "clang.sm_80", "sm_75"};
+enum { NVAR = sizeof fixture_variants / sizeof fixture_variants[0] };
+
+static ptxjit_module *load_fixture(int c, const char *base, const char *variant)
+{
+    char path[512], name[128];
+    snprintf(name, sizeof name, "%s.%s.ptx", base, variant);
+    snprintf(path, sizeof path, "%s/ptx/corpus/%s", PTXJIT_TEST_DIR, name);
+    size_t len;
+    char *src = tu_read_file(path, &len);
+    if (!src)
+        return NULL;
+    ptxjit_module *m = load_text(c, src, len, name);
+    free(src);
+    return m;
+}
+
+static int bad_count;
+#define EXPECT(cond, ...)                                                                                  \
+    do {                                                                                                   \
+        if (!(cond) && bad_count++ < 12)                                                                   \
+            print_error(__VA_ARGS__);                                                                      \
+    } while (0)
+
+enum { FN = 1000, FB = 96 };
+#define FGRID ((FN + FB - 1) / FB)
+
+static bool is_permutation(const int64_t *v, size_t n, int64_t lo)
+{
+    char *seen = calloc(n, 1);
+    bool ok = true;
+    for (size_t i = 0; i < n; i++) {
+        if (v[i] < lo || v[i] >= lo + (int64_t)n || seen[v[i] - lo]++)
+            ok = false;
+    }
+    free(seen);
+    return ok;
+}
+
+static void atomics_global_checks(int c, ptxjit_module *m, const char *what)
+{
+    int n = FN;
+    uint64_t tri = (uint64_t)n * (n - 1) / 2;
+    { /* atomic_add_kinds */
+        int ci = 5;
+        unsigned cu = 7;
+        unsigned long long cull = 9;
+        float cf = 0.5f;
+        double cd = 0.25;
+        struct { void *a, *b, *c, *d, *e; int n; } p = {&ci, &cu, &cull, &cf, &cd, n};
+        launch(c, m, "atomic_add_kinds", FGRID, FB, &p);
+        EXPECT(ci == 5 + n && cu == (unsigned)(7 + tri) && cull == 9 + (tri << 20) && cf == 0.5f + n &&
+                   cd == 0.25 + 0.5 * n,
+               "%s atomic_add_kinds: %d %u %llu %g %g\n", what, ci, cu, cull, cf, cd);
+    }
+    { /* atomic_add_ticket: old values are a permutation / the set {0, 2, ..} */
+        int counter = 100;
+        static int tickets[FN];
+        static float fold[FN];
+        float fsum = 0;
+        struct { void *a, *b, *c, *d; int n; } p = {&counter, tickets, &fsum, fold, n};
+        launch(c, m, "atomic_add_ticket", FGRID, FB, &p);
+        static int64_t t64[FN], f64[FN];
+        for (int i = 0; i < n; i++)
+            t64[i] = tickets[i], f64[i] = (int64_t)(fold[i] / 2);
+        EXPECT(counter == 100 + n && fsum == 2.0f * n && is_permutation(t64, FN, 100) && is_permutation(f64, FN, 0),
+               "%s atomic_add_ticket: counter %d fsum %g\n", what, counter, fsum);
+    }
+    { /* atomic_sub_minmax */
+        static int in[FN];
+        int vals[3] = {1000, INT_MAX, INT_MIN};
+        unsigned uvals[3] = {UINT_MAX, 0, 12345};
+        long long lvals[2] = {LLONG_MAX, LLONG_MIN};
+        unsigned long long ulvals[2] = {ULLONG_MAX, 0};
+        int w[3] = {1000, INT_MAX, INT_MIN};
+        unsigned uw[3] = {UINT_MAX, 0, 12345};
+        long long lw[2] = {LLONG_MAX, LLONG_MIN};
+        unsigned long long ulw[2] = {ULLONG_MAX, 0};
+        for (int i = 0; i < n; i++) {
+            int v = (int)((unsigned)i * 2654435761u) >> 3;
+            in[i] = i == 7 ? INT_MIN : i == 8 ? INT_MAX : v;
+            v = in[i];
+            w[0] = (int)((unsigned)w[0] - (unsigned)v);
+            w[1] = v < w[1] ? v : w[1], w[2] = v > w[2] ? v : w[2];
+            uw[0] = (unsigned)v < uw[0] ? (unsigned)v : uw[0], uw[1] = (unsigned)v > uw[1] ? (unsigned)v : uw[1];
+            uw[2] -= (unsigned)v;
+            long long l = (long long)v * 1000000LL;
+            lw[0] = l < lw[0] ? l : lw[0], lw[1] = l > lw[1] ? l : lw[1];
+            unsigned long long ul = (unsigned)v;
+            ulw[0] = ul < ulw[0] ? ul : ulw[0], ulw[1] = ul > ulw[1] ? ul : ulw[1];
+        }
+        struct { void *a, *b, *c, *d, *e; int n; } p = {in, vals, uvals, lvals, ulvals, n};
+        launch(c, m, "atomic_sub_minmax", FGRID, FB, &p);
+        EXPECT(!memcmp(vals, w, sizeof w) && !memcmp(uvals, uw, sizeof uw) && !memcmp(lvals, lw, sizeof lw) &&
+                   !memcmp(ulvals, ulw, sizeof ulw),
+               "%s atomic_sub_minmax: %d %d %d / %u %u %u / %lld %lld / %llu %llu\n", what, vals[0], vals[1],
+               vals[2], uvals[0], uvals[1], uvals[2], lvals[0], lvals[1], ulvals[0], ulvals[1]);
+    }
+    { /* atomic_inc_dec: olds run 0..limit, 0..limit, ... in some order */
+        unsigned ctrs[2] = {0, 0}, limit = 37;
+        static unsigned olds[FN];
+        struct { void *a; unsigned limit; void *olds; int n; } p = {ctrs, limit, olds, n};
+        launch(c, m, "atomic_inc_dec", FGRID, FB, &p);
+        unsigned count[38] = {0};
+        int ok = 1;
+        for (int i = 0; i < n; i++)
+            ok &= olds[i] <= limit, count[olds[i] <= limit ? olds[i] : 0]++;
+        for (unsigned v = 0; v <= limit; v++)
+            ok &= count[v] == (unsigned)(n / 38 + (v < (unsigned)n % 38));
+        EXPECT(ok && ctrs[0] == (unsigned)n % 38 && ctrs[1] == (38 - (unsigned)n % 38) % 38,
+               "%s atomic_inc_dec: ctrs %u %u, olds %s\n", what, ctrs[0], ctrs[1], ok ? "ok" : "wrong");
+    }
+    { /* atomic_bitwise */
+        static unsigned in[FN];
+        unsigned w32[4] = {~0u, 0, 0, 0}, r32[4] = {~0u, 0, 0, 0};
+        unsigned long long w64[3] = {~0ull, 0, 0}, r64[3] = {~0ull, 0, 0};
+        for (int i = 0; i < n; i++) {
+            in[i] = (unsigned)i * 0x9e3779b9u | (i % 5 == 0 ? 0x80000000u : 0);
+            unsigned long long V = ((unsigned long long)in[i] << 32) | (unsigned long long)(~in[i]);
+            r32[0] &= in[i], r32[1] |= in[i], r32[2] ^= in[i], r32[3] |= 1u << (i & 31);
+            r64[0] &= V, r64[1] |= V, r64[2] ^= V;
+        }
+        struct { void *a, *b, *c; int n; } p = {in, w32, w64, n};
+        launch(c, m, "atomic_bitwise", FGRID, FB, &p);
+        EXPECT(!memcmp(w32, r32, sizeof r32) && !memcmp(w64, r64, sizeof r64), "%s atomic_bitwise\n", what);
+    }
+    { /* atomic_exch_cas: the old values and the final form {init, 0..n-1} */
+        int slot = -1;
+        static int olds[FN];
+        unsigned long long slot64 = 77;
+        float fslot = -1;
+        struct { void *a, *b, *c, *d; int n; } p = {&slot, olds, &slot64, &fslot, n};
+        launch(c, m, "atomic_exch_cas", FGRID, FB, &p);
+        static int64_t all[FN + 1];
+        for (int i = 0; i < n; i++)
+            all[i] = olds[i];
+        all[n] = slot;
+        EXPECT(is_permutation(all, FN + 1, -1) && slot64 < (unsigned)n && fslot >= 0 && fslot < n &&
+                   fslot == floorf(fslot),
+               "%s atomic_exch_cas: slot %d slot64 %llu fslot %g\n", what, slot, slot64, fslot);
+    }
+    { /* atomic_cas_loops */
+        static float in[FN];
+        float fmax = -1e30f, want = -1e30f;
+        double prod = 1.0;
+        unsigned short u16[2] = {0, 0xbeef};
+        for (int i = 0; i < n; i++)
+            in[i] = (float)((i * 37) % 1013) - 400.5f, want = in[i] > want ? in[i] : want;
+        struct { void *a, *b, *c, *d; int n; } p = {in, &fmax, &prod, u16, n};
+        launch(c, m, "atomic_cas_loops", FGRID, FB, &p);
+        EXPECT(fmax == want && prod == ldexp(1.0, (n + 7) / 8) && u16[0] == 0x1234 && u16[1] == 0xbeef,
+               "%s atomic_cas_loops: max %g (want %g) prod %g u16 %#x %#x\n", what, fmax, want, prod, u16[0], u16[1]);
+    }
+    { /* block_spinlock_counter: a real lock when two workers contend */
+        int lock = 0, counter = 10;
+        static int order[64];
+        struct { void *a, *b, *c; } p = {&lock, &counter, order};
+        launch(c, m, "block_spinlock_counter", 64, 64, &p);
+        static int64_t o64[64];
+        for (int i = 0; i < 64; i++)
+            o64[i] = order[i];
+        EXPECT(lock == 0 && counter == 74 && is_permutation(o64, 64, 10), "%s block_spinlock_counter: %d\n", what,
+               counter);
+    }
+    { /* atomic_scoped */
+        int iv[6] = {0, 0, INT_MIN, INT_MAX, -1, 0};
+        unsigned uv[3] = {0, 0, 0}, wor = 0, wxor = 0;
+        unsigned long long ullv[2] = {0, 0};
+        float fv[2] = {0, 0};
+        double dv[2] = {0, 0};
+        static int olds[FN];
+        for (int i = 0; i < n; i++)
+            wor |= 1u << (i & 31), wxor ^= (unsigned)i;
+        struct { void *a, *b, *c, *d, *e, *f; int n; } p = {iv, uv, ullv, fv, dv, olds, n};
+        launch(c, m, "atomic_scoped", FGRID, FB, &p);
+        static int64_t all[FN + 1];
+        for (int i = 0; i < n; i++)
+            all[i] = olds[i];
+        all[n] = iv[4];
+        EXPECT(iv[0] == n && iv[1] == 2 * n && iv[2] == n - 1 && iv[3] == -(n - 1) && iv[5] == 7 &&
+                   is_permutation(all, FN + 1, -1) && uv[0] == wor && uv[1] == wxor && uv[2] == (unsigned)n % 1000 &&
+                   ullv[0] == tri && ullv[1] == (unsigned)n && fv[0] == 0.25f * n && fv[1] == (float)n &&
+                   dv[0] == n && dv[1] == 0.5 * n,
+               "%s atomic_scoped: %d %d %d %d %d | %#x %#x %u | %llu %llu | %g %g | %g %g\n", what, iv[0], iv[1],
+               iv[2], iv[3], iv[5], uv[0], uv[1], uv[2], ullv[0], ullv[1], fv[0], fv[1], dv[0], dv[1]);
+    }
+}
+
+static void memory_ordering_checks(int c, ptxjit_module *m, const char *what)
+{
+    { /* last_block_sum: partials poisoned with NaN, so a stale read shows */
+        enum { NB = 40, NIN = 256 * NB - 17 };
+        static float in[NIN], partials[NB];
+        unsigned done = 0;
+        for (int rep = 0; rep < 4; rep++) {
+            float result = -1, want = 0;
+            for (int i = 0; i < NIN; i++)
+                in[i] = (float)((i * 7 + rep) % 13) - 6.0f, want += in[i];
+            for (int b = 0; b < NB; b++)
+                partials[b] = NAN;
+            struct { void *in; int n; void *p, *d, *r; } p = {in, NIN, partials, &done, &result};
+            launch(c, m, "last_block_sum", NB, 256, &p);
+            EXPECT(result == want && done == 0, "%s last_block_sum: %g, want %g, done %u\n", what, result, want, done);
+        }
+    }
+    { /* atomic_ref_counters */
+        enum { N = 96 * 5 - 10 };
+        int counter = 50;
+        unsigned long long max64 = 0;
+        int flags[5] = {0};
+        struct { void *a, *b, *c; int n; } p = {&counter, &max64, flags, N};
+        launch(c, m, "atomic_ref_counters", 5, 96, &p);
+        int ok = counter == 50 + N && max64 == 50 + N - 1;
+        for (int b = 0; b < 5; b++) {
+            unsigned want = 0;
+            for (int t = 0; t < 96 && b * 96 + t < N; t++)
+                want |= 1u << (t & 31);
+            ok &= (unsigned)flags[b] == want;
+        }
+        EXPECT(ok, "%s atomic_ref_counters: counter %d max %llu\n", what, counter, max64);
+    }
+    { /* release_acquire_pair: warp 1 waits for warp 0 of the same CTA */
+        int data[32], flag = 0, observed[32];
+        memset(observed, 0, sizeof observed);
+        struct { void *a, *b, *c; } p = {data, &flag, observed};
+        launch(c, m, "release_acquire_pair", 1, 64, &p);
+        int ok = 1;
+        for (int k = 0; k < 32; k++)
+            ok &= observed[k] == k * k + 1;
+        EXPECT(ok, "%s release_acquire_pair\n", what);
+    }
+    { /* fence_system_publish, thread_fence_orders */
+        int mailbox[2] = {0, 0}, seq = 41, a[3] = {0}, b[1] = {0};
+        struct { void *a, *b; int v; } p = {mailbox, &seq, 1234};
+        launch(c, m, "fence_system_publish", 3, 32, &p);
+        struct { void *a, *b; } q = {a, b};
+        launch(c, m, "thread_fence_orders", 2, 32, &q);
+        EXPECT(mailbox[0] == 1234 && seq == 42 && b[0] == 6 && a[0] == 1 && a[1] == 2 && a[2] == 3,
+               "%s fence_system_publish/thread_fence_orders\n", what);
+    }
+}
+
+static void run_fixture(const char *base, void (*checks)(int, ptxjit_module *, const char *))
+{
+    bad_count = 0;
+    for (int c = 0; c < 2; c++)
+        for (int v = 0; v < NVAR; v++) {
+            ptxjit_module *m = load_fixture(c, base, fixture_variants[v]);
+            if (!m)
+                continue; /* not generated for this variant */
+            char what[96];
+            snprintf(what, sizeof what, "%s.%s (%u worker(s))", base, fixture_variants[v], workers_of[c]);
+            checks(c, m, what);
+            ptxjit_module_unload(m);
+        }
+    assert_int_equal(bad_count, 0);
+}
+
+static void test_fixture_atomics_global(void **state)
+{
+    (void)state;
+    run_fixture("atomics_global", atomics_global_checks);
+}
+
+static void test_fixture_memory_ordering(void **state)
+{
+    (void)state;
+    run_fixture("memory_ordering", memory_ordering_checks);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    char err[256];
+    for (int c = 0; c < 2; c++)
+        if (!(ctxs[c] = ptxjit_create(workers_of[c], err, sizeof err)))
+            return -1;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    for (int c = 0; c < 2; c++)
+        ptxjit_destroy(ctxs[c]);
+    return 0;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_qualifiers_move_data),   cmocka_unit_test(test_message_passing),
+        cmocka_unit_test(test_last_block_done),        cmocka_unit_test(test_fixture_atomics_global),
+        cmocka_unit_test(test_fixture_memory_ordering),
+    };
+    return cmocka_run_group_tests_name("memory_model", tests, setup, teardown);
+}
