@@ -27,6 +27,7 @@
 #include <cmocka.h>
 
 #include "conform.h"
+#include "conform_int_nvcc.h"
 #include "ptxjit/ptxjit.h"
 
 typedef unsigned __int128 u128;
@@ -920,6 +921,7 @@ static const family families[] = {
     FAM("add_sub", add_sub_ops), FAM("simd16x2", simd16x2_ops), FAM("mul", mul_ops), FAM("mad", mad_ops),
     FAM("carry", carry_ops), FAM("div_rem", div_ops), FAM("minmax", minmax_ops), FAM("shift", shift_ops),
     FAM("bits", bits_ops), FAM("lop3", lop3_ops), FAM("logic", logic_ops), FAM("cvt", cvt_ops),
+    FAM("nvcc", conform_int_nvcc_ops),
 };
 enum { NFAMILIES = sizeof families / sizeof families[0] };
 
@@ -956,6 +958,7 @@ FAMILY_TEST(minmax)
 FAMILY_TEST(shift)
 FAMILY_TEST(bits)
 FAMILY_TEST(lop3)
+FAMILY_TEST(nvcc)
 FAMILY_TEST(logic)
 FAMILY_TEST(cvt)
 
@@ -1014,6 +1017,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_mad),     cmocka_unit_test(test_carry),    cmocka_unit_test(test_div_rem),
         cmocka_unit_test(test_minmax),  cmocka_unit_test(test_shift),    cmocka_unit_test(test_bits),
         cmocka_unit_test(test_lop3),    cmocka_unit_test(test_logic),    cmocka_unit_test(test_cvt),
+        cmocka_unit_test(test_nvcc),
         cmocka_unit_test(test_gpu_results),
     };
     return cmocka_run_group_tests_name("conform_int", tests, NULL, NULL);

@@ -19,7 +19,8 @@ grep 'GPU results:' "$work/log"
 grep -q ' 0 missing or stale' "$work/log" || { echo "selftest: outputs missing"; exit 1; }
 
 # flip one byte of one output: the check must report it
-victim=$(ls "$work/results/int/"*.out | head -n 1)
+outputs=("$work"/results/int/*.out)
+victim=${outputs[0]}
 byte=$(od -An -tu1 -j24 -N1 "$victim" | tr -d ' ')
 printf "\\x$(printf %02x $((byte ^ 0xff)))" | dd of="$victim" bs=1 seek=24 conv=notrunc status=none
 if "$root/scripts/gpu-crosscheck.sh" check "$work/results" >"$work/log2" 2>&1; then
