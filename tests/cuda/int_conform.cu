@@ -90,8 +90,9 @@ __device__ uint32_t asm_lop3(uint32_t a, uint32_t b, uint32_t c)
     asm("lop3.b32 %0, %1, %2, %3, 0xe4;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
     return d;
 }
-// The low word of a 96-bit sum (a:b:c + c:a:b) through a carry chain: the
-// output is the top word, which depends on both carries.
+// The 96-bit sum (a:b:c) + (b:c:a) (words high:middle:low) through
+// add.cc/addc.cc/addc; the output mixes the three words, so both carries
+// matter.
 __device__ uint32_t asm_add96(uint32_t a, uint32_t b, uint32_t c)
 {
     uint32_t l, m, h;
