@@ -248,7 +248,10 @@ static void lower_set(fn *F, const ptx_instr *in, LLVMValueRef mask)
 /* ---- families ---- */
 
 /* Carry chains: add.cc/addc/sub.cc/subc/mad.cc/madc share the warp's
- * carry flag (a borrow for subtraction), one bit per lane. */
+ * carry flag, one bit per lane.  As on the hardware, subtraction is
+ * a + ~b + CF: sub.cc leaves CF = 1 when nothing was borrowed and subc
+ * borrows when CF = 0.  Pure sub chains read the same either way; nvcc's
+ * own 128-bit division reads sub.cc's flag with addc. */
 static LLVMValueRef carry_slot(fn *F)
 {
     if (!F->carry) {
@@ -261,8 +264,8 @@ static LLVMValueRef carry_slot(fn *F)
     return F->carry;
 }
 
-/* a + b + cin (or a - b - cin); the carry (borrow) out goes to the flag
- * under the mask when the instruction has .cc. */
+/* a + b + CF (or a - b - !CF); the carry out (for subtraction: no borrow)
+ * goes to the flag under the mask when the instruction has .cc. */
 static LLVMValueRef add_carry(fn *F, const ptx_instr *in, LLVMValueRef a, LLVMValueRef b,
                               bool sub, bool cin, LLVMValueRef mask)
 {
@@ -278,10 +281,11 @@ static LLVMValueRef add_carry(fn *F, const ptx_instr *in, LLVMValueRef a, LLVMVa
         out = LLVMBuildOr(bd, LLVMBuildICmp(bd, LLVMIntULT, s1, a, ""),
                           LLVMBuildICmp(bd, LLVMIntULT, r, s1, ""), "");
     } else {
+        LLVMValueRef bin = c ? LLVMBuildZExt(bd, LLVMBuildNot(bd, c, ""), vt, "") : LLVMConstNull(vt);
         LLVMValueRef d1 = LLVMBuildSub(bd, a, b, "");
-        r = LLVMBuildSub(bd, d1, c1, "");
-        out = LLVMBuildOr(bd, LLVMBuildICmp(bd, LLVMIntULT, a, b, ""),
-                          LLVMBuildICmp(bd, LLVMIntULT, d1, c1, ""), "");
+        r = LLVMBuildSub(bd, d1, bin, "");
+        out = LLVMBuildNot(bd, LLVMBuildOr(bd, LLVMBuildICmp(bd, LLVMIntULT, a, b, ""),
+                                           LLVMBuildICmp(bd, LLVMIntULT, d1, bin, ""), ""), "");
     }
     if (in->flags & PTX_FLAG_BIT(CC)) {
         LLVMValueRef old = LLVMBuildLoad2(bd, vec_of(L->i1), carry_slot(F), "");

@@ -121,6 +121,43 @@ static LLVMValueRef div_approx(fn *F, LLVMValueRef a, LLVMValueRef b)
     return LLVMBuildSelect(bd, big, LLVMBuildFMul(bd, a, z, ""), q, "");
 }
 
+/* rsqrt.approx: f32 through one f64 1/sqrt (one rounding that matters);
+ * f64 as 1/sqrt(x) corrected by one Newton step whose residual 1 - x*y*y
+ * is exact (y*y split by fma), so the result is within an ulp like the
+ * GPU's (CUDA's rsqrt() is this instruction; sqrt-then-divide alone is
+ * 1.25 ulp).  x is scaled by 2^-+1000 outside [2^-900, 2^900] so y*y
+ * neither overflows nor loses its low part; zero, negative, infinite and
+ * NaN inputs keep the plain quotient (inf, NaN, +0). */
+static LLVMValueRef rsqrt_approx(fn *F, LLVMValueRef x, bool f32)
+{
+    lw *L = F->L;
+    LLVMBuilderRef b = L->b;
+    LLVMTypeRef vt = LLVMTypeOf(x), dt = vec_of(L->f64);
+    if (f32) {
+        LLVMValueRef xd = LLVMBuildFPExt(b, x, dt, "");
+        LLVMValueRef q = LLVMBuildFDiv(b, real_like(xd, 1.0), call_intrinsic(L, "llvm.sqrt", &dt, 1, &xd, 1), "");
+        return LLVMBuildFPTrunc(b, q, vt, "");
+    }
+    LLVMValueRef small = LLVMBuildFCmp(b, LLVMRealOLT, x, real_like(x, 0x1p-900), "");
+    LLVMValueRef large = LLVMBuildFCmp(b, LLVMRealOGT, x, real_like(x, 0x1p900), "");
+    LLVMValueRef xs = LLVMBuildFMul(b, x, LLVMBuildSelect(b, small, real_like(x, 0x1p1000),
+                                    LLVMBuildSelect(b, large, real_like(x, 0x1p-1000), real_like(x, 1.0), ""), ""), "");
+    LLVMValueRef back = LLVMBuildSelect(b, small, real_like(x, 0x1p500),
+                                        LLVMBuildSelect(b, large, real_like(x, 0x1p-500), real_like(x, 1.0), ""), "");
+    LLVMValueRef y = LLVMBuildFDiv(b, real_like(x, 1.0), call_intrinsic(L, "llvm.sqrt", &vt, 1, &xs, 1), "");
+    LLVMValueRef p = LLVMBuildFMul(b, y, y, "");
+    LLVMValueRef pe = call_intrinsic(L, "llvm.fma", &vt, 1, (LLVMValueRef[]){y, y, LLVMBuildFNeg(b, p, "")}, 3);
+    LLVMValueRef nx = LLVMBuildFNeg(b, xs, "");
+    LLVMValueRef t = call_intrinsic(L, "llvm.fma", &vt, 1, (LLVMValueRef[]){nx, p, real_like(x, 1.0)}, 3);
+    t = call_intrinsic(L, "llvm.fma", &vt, 1, (LLVMValueRef[]){nx, pe, t}, 3);
+    LLVMValueRef hy = LLVMBuildFMul(b, y, real_like(x, 0.5), "");
+    LLVMValueRef yr = call_intrinsic(L, "llvm.fma", &vt, 1, (LLVMValueRef[]){hy, t, y}, 3);
+    LLVMValueRef ok = LLVMBuildAnd(b, LLVMBuildFCmp(b, LLVMRealOGT, x, real_like(x, 0.0), ""),
+                                   LLVMBuildFCmp(b, LLVMRealOLT, x, real_like(x, INFINITY), ""), "");
+    LLVMValueRef plain = LLVMBuildFDiv(b, real_like(x, 1.0), call_intrinsic(L, "llvm.sqrt", &vt, 1, &x, 1), "");
+    return LLVMBuildSelect(b, ok, LLVMBuildFMul(b, yr, back, ""), plain, "");
+}
+
 bool lower_math(fn *F, const ptx_instr *in, LLVMValueRef mask)
 {
     lw *L = F->L;
@@ -139,7 +176,7 @@ bool lower_math(fn *F, const ptx_instr *in, LLVMValueRef mask)
         break;
     }
     case PTX_OP_RSQRT:
-        r = LLVMBuildFDiv(b, real_like(x, 1.0), call_intrinsic(L, "llvm.sqrt", &vt, 1, &x, 1), "");
+        r = rsqrt_approx(F, x, f32);
         break;
     case PTX_OP_RCP:
         r = LLVMBuildFDiv(b, real_like(x, 1.0), x, "");

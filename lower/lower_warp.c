@@ -70,7 +70,8 @@ static LLVMValueRef reduce(fn *F, const char *name, LLVMValueRef v)
     return call_intrinsic(F->L, name, &t, 1, &v, 1);
 }
 
-/* The lanes taking part: those executing it that the member mask names. */
+/* The lanes taking part: those executing it that the member mask names
+ * (as seen from the first executing lane; for elect.sync). */
 static LLVMValueRef participants(fn *F, const ptx_instr *in, LLVMValueRef mask)
 {
     lw *L = F->L;
@@ -81,132 +82,190 @@ static LLVMValueRef participants(fn *F, const ptx_instr *in, LLVMValueRef mask)
     return LLVMBuildAnd(L->b, mask, named, "");
 }
 
+/* Each lane's own group, as lane bits: the executing lanes its member mask
+ * names.  Lanes executing one collective together may name different
+ * groups (cooperative_groups tiles: every 4-lane tile of a converged warp
+ * passes its own mask), and each lane's result is over its own group. */
+static LLVMValueRef group_bits(fn *F, const ptx_instr *in, LLVMValueRef mask)
+{
+    lw *L = F->L;
+    const ptx_operand *o = membermask_operand(in);
+    LLVMValueRef mm = !o ? splat(L, const_i32(L, UINT32_MAX))
+                      : o->kind == PTX_OPD_IMM ? splat(L, const_i32(L, (uint32_t)o->imm))
+                                               : read_opd(F, o, PTX_TYPE_B32, false);
+    return LLVMBuildAnd(L->b, mm, splat(L, mask_bits(F, mask)), "group");
+}
+
+/* Whether every executing lane names the same group: the member mask is an
+ * immediate (or absent). Then one reduction serves the whole warp. */
+static bool uniform_group(const ptx_instr *in)
+{
+    const ptx_operand *o = membermask_operand(in);
+    return !o || o->kind == PTX_OPD_IMM;
+}
+
 /* vote.sync.{all,any,uni}.pred d, {!}a, membermask; vote.sync.ballot.b32. */
 static void lower_vote(fn *F, const ptx_instr *in, LLVMValueRef mask)
 {
     lw *L = F->L;
     LLVMBuilderRef b = L->b;
-    LLVMValueRef part = participants(F, in, mask);
+    LLVMValueRef grp = group_bits(F, in, mask);
     LLVMValueRef p = read_opd(F, &in->opds[1], PTX_TYPE_PRED, false);
-    LLVMValueRef on = LLVMBuildAnd(b, p, part, "");
-    LLVMValueRef r;
+    LLVMValueRef on = LLVMBuildAnd(b, splat(L, mask_bits(F, LLVMBuildAnd(b, p, mask, ""))), grp, "");
+    LLVMValueRef zero = LLVMConstNull(vec_of(L->i32)), r;
     switch (in->mod[PTX_CAT_MODE]) {
     case PTX_MODE_BALLOT:
-        write_reg(F, &in->opds[0], splat(L, mask_bits(F, on)), PTX_TYPE_B32, false, mask);
+        write_reg(F, &in->opds[0], on, PTX_TYPE_B32, false, mask);
         return;
-    case PTX_MODE_ALL:
-        r = LLVMBuildICmp(b, LLVMIntEQ, mask_bits(F, on), mask_bits(F, part), "");
-        break;
-    case PTX_MODE_ANY:
-        r = LLVMBuildICmp(b, LLVMIntNE, mask_bits(F, on), const_i32(L, 0), "");
-        break;
-    default: { /* uni: all or none */
-        LLVMValueRef none = LLVMBuildICmp(b, LLVMIntEQ, mask_bits(F, on), const_i32(L, 0), "");
-        LLVMValueRef all = LLVMBuildICmp(b, LLVMIntEQ, mask_bits(F, on), mask_bits(F, part), "");
-        r = LLVMBuildOr(b, none, all, "");
+    case PTX_MODE_ALL: r = LLVMBuildICmp(b, LLVMIntEQ, on, grp, ""); break;
+    case PTX_MODE_ANY: r = LLVMBuildICmp(b, LLVMIntNE, on, zero, ""); break;
+    default: /* uni: all or none */
+        r = LLVMBuildOr(b, LLVMBuildICmp(b, LLVMIntEQ, on, zero, ""), LLVMBuildICmp(b, LLVMIntEQ, on, grp, ""), "");
     }
-    }
-    write_reg(F, &in->opds[0], splat(L, r), PTX_TYPE_PRED, false, mask);
+    write_reg(F, &in->opds[0], r, PTX_TYPE_PRED, false, mask);
 }
 
-/* match.any: lanes holding the same value; match.all: all or nothing. */
+/* match.any: lanes of the group holding the same value; match.all: the
+ * group if they all hold it, else 0. */
 static void lower_match(fn *F, const ptx_instr *in, LLVMValueRef mask)
 {
     lw *L = F->L;
     LLVMBuilderRef b = L->b;
     ptx_type t = (ptx_type)in->types[0];
     LLVMValueRef a = read_opd(F, &in->opds[1], t, false);
-    LLVMValueRef part = participants(F, in, mask);
-    LLVMValueRef bits = mask_bits(F, part);
+    LLVMValueRef grp = group_bits(F, in, mask);
     LLVMValueRef acc = LLVMConstNull(vec_of(L->i32));
     for (uint32_t k = 0; k < W; k++) {
         LLVMValueRef ak = splat(L, LLVMBuildExtractElement(b, a, const_i32(L, k), ""));
         LLVMValueRef eq = LLVMBuildZExt(b, LLVMBuildICmp(b, LLVMIntEQ, a, ak, ""), vec_of(L->i32), "");
-        LLVMValueRef active = LLVMBuildAnd(b, LLVMBuildLShr(b, bits, const_i32(L, k), ""), const_i32(L, 1), "");
-        eq = LLVMBuildAnd(b, eq, splat(L, active), "");
         acc = LLVMBuildOr(b, acc, LLVMBuildShl(b, eq, splat(L, const_i32(L, k)), ""), "");
     }
+    acc = LLVMBuildAnd(b, acc, grp, "");
     const ptx_operand *d = &in->opds[0], *dv = d->kind == PTX_OPD_PAIR ? &d->elems[0] : d;
     if (in->mod[PTX_CAT_MODE] == PTX_MODE_ANY) {
         write_reg(F, dv, acc, PTX_TYPE_B32, false, mask);
         return;
     }
-    LLVMValueRef same = LLVMBuildICmp(b, LLVMIntEQ, acc, splat(L, bits), "");
-    LLVMValueRef all = reduce(F, "llvm.vector.reduce.and",
-                              LLVMBuildOr(b, same, LLVMBuildNot(b, part, ""), ""));
-    LLVMValueRef r = LLVMBuildSelect(b, all, splat(L, bits), LLVMConstNull(vec_of(L->i32)), "");
+    LLVMValueRef all = LLVMBuildICmp(b, LLVMIntEQ, acc, grp, "");
+    LLVMValueRef r = LLVMBuildSelect(b, all, grp, LLVMConstNull(vec_of(L->i32)), "");
     write_reg(F, dv, r, PTX_TYPE_B32, false, mask);
     if (d->kind == PTX_OPD_PAIR)
-        write_reg(F, &d->elems[1], splat(L, all), PTX_TYPE_PRED, false, mask);
+        write_reg(F, &d->elems[1], all, PTX_TYPE_PRED, false, mask);
 }
 
-/* redux.sync on .u32/.s32/.b32: integer reductions over the participants. */
-static void redux_int(fn *F, const ptx_instr *in, LLVMValueRef part, LLVMValueRef mask)
+typedef LLVMValueRef (*combine_fn)(fn *F, LLVMValueRef x, LLVMValueRef y, int op);
+
+/* Each lane's reduction over its own group: lane k's value is combined
+ * into the lanes whose group names k (identity elsewhere). */
+static LLVMValueRef reduce_groups(fn *F, LLVMValueRef v, LLVMValueRef grp, LLVMValueRef id,
+                                  combine_fn combine, int op)
+{
+    lw *L = F->L;
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef acc = splat(L, id), zero = LLVMConstNull(vec_of(L->i32));
+    for (uint32_t k = 0; k < W; k++) {
+        LLVMValueRef vk = splat(L, LLVMBuildExtractElement(b, v, const_i32(L, k), ""));
+        LLVMValueRef in_grp = LLVMBuildICmp(b, LLVMIntNE, LLVMBuildAnd(b, grp, splat(L, const_i32(L, 1u << k)), ""),
+                                            zero, "");
+        acc = combine(F, acc, LLVMBuildSelect(b, in_grp, vk, splat(L, id), ""), op);
+    }
+    return acc;
+}
+
+static const char *const int_reduce_names[] = {
+    "llvm.vector.reduce.add", "llvm.vector.reduce.and", "llvm.vector.reduce.or",
+    "llvm.vector.reduce.xor", "llvm.vector.reduce.smin", "llvm.vector.reduce.umin",
+    "llvm.vector.reduce.smax", "llvm.vector.reduce.umax"};
+static const char *const int_pair_names[] = {NULL, NULL, NULL, NULL, "llvm.smin", "llvm.umin",
+                                             "llvm.smax", "llvm.umax"};
+
+static LLVMValueRef combine_int(fn *F, LLVMValueRef x, LLVMValueRef y, int op)
+{
+    lw *L = F->L;
+    switch (op) {
+    case 0: return LLVMBuildAdd(L->b, x, y, "");
+    case 1: return LLVMBuildAnd(L->b, x, y, "");
+    case 2: return LLVMBuildOr(L->b, x, y, "");
+    case 3: return LLVMBuildXor(L->b, x, y, "");
+    default: {
+        LLVMTypeRef t = LLVMTypeOf(x);
+        return call_intrinsic(L, int_pair_names[op], &t, 1, (LLVMValueRef[]){x, y}, 2);
+    }
+    }
+}
+
+/* redux.sync on .u32/.s32/.b32: integer reductions over the group. */
+static void redux_int(fn *F, const ptx_instr *in, LLVMValueRef mask)
 {
     lw *L = F->L;
     ptx_type t = (ptx_type)in->types[0];
     bool s = ptx_type_class(t) == 'S';
     LLVMValueRef a = read_opd(F, &in->opds[1], t, false);
     LLVMValueRef id;
-    const char *name;
+    int op;
     switch (in->mod[PTX_CAT_RED]) {
-    case PTX_RED_ADD: name = "llvm.vector.reduce.add"; id = const_i32(L, 0); break;
-    case PTX_RED_AND: name = "llvm.vector.reduce.and"; id = const_i32(L, UINT32_MAX); break;
-    case PTX_RED_OR: name = "llvm.vector.reduce.or"; id = const_i32(L, 0); break;
-    case PTX_RED_XOR: name = "llvm.vector.reduce.xor"; id = const_i32(L, 0); break;
-    case PTX_RED_MIN:
-        name = s ? "llvm.vector.reduce.smin" : "llvm.vector.reduce.umin";
-        id = const_i32(L, s ? INT32_MAX : UINT32_MAX);
-        break;
-    default:
-        name = s ? "llvm.vector.reduce.smax" : "llvm.vector.reduce.umax";
-        id = const_i32(L, s ? (uint32_t)INT32_MIN : 0);
-        break;
+    case PTX_RED_ADD: op = 0; id = const_i32(L, 0); break;
+    case PTX_RED_AND: op = 1; id = const_i32(L, UINT32_MAX); break;
+    case PTX_RED_OR: op = 2; id = const_i32(L, 0); break;
+    case PTX_RED_XOR: op = 3; id = const_i32(L, 0); break;
+    case PTX_RED_MIN: op = s ? 4 : 5; id = const_i32(L, s ? INT32_MAX : UINT32_MAX); break;
+    default: op = s ? 6 : 7; id = const_i32(L, s ? (uint32_t)INT32_MIN : 0); break;
     }
-    LLVMValueRef r = reduce(F, name, LLVMBuildSelect(L->b, part, a, splat(L, id), ""));
-    write_reg(F, &in->opds[0], splat(L, r), t, false, mask);
+    LLVMValueRef r;
+    if (uniform_group(in))
+        r = splat(L, reduce(F, int_reduce_names[op],
+                            LLVMBuildSelect(L->b, participants(F, in, mask), a, splat(L, id), "")));
+    else
+        r = reduce_groups(F, a, group_bits(F, in, mask), id, combine_int, op);
+    write_reg(F, &in->opds[0], r, t, false, mask);
+}
+
+/* Signed-integer keys ordering f32 values as floats. */
+static LLVMValueRef float_key(fn *F, LLVMValueRef x)
+{
+    lw *L = F->L;
+    LLVMValueRef neg = LLVMBuildICmp(L->b, LLVMIntSLT, x, LLVMConstNull(LLVMTypeOf(x)), "");
+    LLVMValueRef flip = LLVMBuildSelect(L->b, neg, splat(L, const_i32(L, 0x7fffffff)), LLVMConstNull(LLVMTypeOf(x)), "");
+    return LLVMBuildXor(L->b, x, flip, "");
 }
 
 /* redux.sync.{min,max}{.abs}{.NaN}.f32 (PTX 8.6): +0 > -0; NaN inputs are
  * ignored (all NaN: canonical NaN) or, with .NaN, make the result the
  * canonical NaN.  Floats are ordered as integers: flipping the magnitude
- * bits of negative values makes signed integer order the float order. */
-static void redux_f32(fn *F, const ptx_instr *in, LLVMValueRef part, LLVMValueRef mask)
+ * bits of negative values makes signed integer order the float order.
+ * Per group: the key reduction, and or-reductions of the NaN and number
+ * lanes as bit sets. */
+static void redux_f32(fn *F, const ptx_instr *in, LLVMValueRef mask)
 {
     lw *L = F->L;
     LLVMBuilderRef b = L->b;
-    LLVMTypeRef v32 = vec_of(L->i32);
     bool is_min = in->mod[PTX_CAT_RED] == PTX_RED_MIN;
+    LLVMValueRef grp = group_bits(F, in, mask);
     LLVMValueRef x = read_opd(F, &in->opds[1], PTX_TYPE_B32, false);
     LLVMValueRef mag = LLVMBuildAnd(b, x, splat(L, const_i32(L, 0x7fffffff)), "");
     if (in->flags & PTX_FLAG_BIT(ABS))
         x = mag;
-    LLVMValueRef nan = LLVMBuildAnd(b, part, LLVMBuildICmp(b, LLVMIntUGT, mag, splat(L, const_i32(L, 0x7f800000)), ""), "");
-    LLVMValueRef num = LLVMBuildAnd(b, part, LLVMBuildNot(b, nan, ""), "");
-    LLVMValueRef neg = LLVMBuildICmp(b, LLVMIntSLT, x, LLVMConstNull(v32), "");
-    LLVMValueRef flip = LLVMBuildSelect(b, neg, splat(L, const_i32(L, 0x7fffffff)), LLVMConstNull(v32), "");
-    LLVMValueRef key = LLVMBuildXor(b, x, flip, "");
+    LLVMValueRef isnan = LLVMBuildICmp(b, LLVMIntUGT, mag, splat(L, const_i32(L, 0x7f800000)), "");
+    LLVMValueRef nanbits = splat(L, mask_bits(F, isnan));
+    LLVMValueRef any_nan = LLVMBuildICmp(b, LLVMIntNE, LLVMBuildAnd(b, grp, nanbits, ""), LLVMConstNull(vec_of(L->i32)), "");
+    LLVMValueRef any_num = LLVMBuildICmp(b, LLVMIntNE, LLVMBuildAnd(b, grp, LLVMBuildNot(b, nanbits, ""), ""),
+                                         LLVMConstNull(vec_of(L->i32)), "");
     LLVMValueRef id = const_i32(L, is_min ? INT32_MAX : (uint32_t)INT32_MIN);
-    LLVMValueRef k = reduce(F, is_min ? "llvm.vector.reduce.smin" : "llvm.vector.reduce.smax",
-                            LLVMBuildSelect(b, num, key, splat(L, id), ""));
-    LLVMValueRef kneg = LLVMBuildICmp(b, LLVMIntSLT, k, const_i32(L, 0), "");
-    LLVMValueRef r = LLVMBuildXor(b, k, LLVMBuildSelect(b, kneg, const_i32(L, 0x7fffffff), const_i32(L, 0), ""), "");
-    LLVMTypeRef v1 = vec_of(L->i1);
-    LLVMValueRef any_nan = call_intrinsic(L, "llvm.vector.reduce.or", &v1, 1, &nan, 1);
-    LLVMValueRef any_num = call_intrinsic(L, "llvm.vector.reduce.or", &v1, 1, &num, 1);
+    LLVMValueRef key = LLVMBuildSelect(b, isnan, splat(L, id), float_key(F, x), "");
+    LLVMValueRef k = reduce_groups(F, key, grp, id, combine_int, is_min ? 4 : 6);
+    LLVMValueRef r = float_key(F, k);
     LLVMValueRef to_nan = (in->flags & PTX_FLAG_BIT(NAN)) ? LLVMBuildOr(b, any_nan, LLVMBuildNot(b, any_num, ""), "")
                                                           : LLVMBuildNot(b, any_num, "");
-    r = LLVMBuildSelect(b, to_nan, const_i32(L, 0x7fffffff), r, "");
-    write_reg(F, &in->opds[0], splat(L, r), PTX_TYPE_B32, false, mask);
+    r = LLVMBuildSelect(b, to_nan, splat(L, const_i32(L, 0x7fffffff)), r, "");
+    write_reg(F, &in->opds[0], r, PTX_TYPE_B32, false, mask);
 }
 
 static void lower_redux(fn *F, const ptx_instr *in, LLVMValueRef mask)
 {
-    LLVMValueRef part = participants(F, in, mask);
     if (ptx_type_class((ptx_type)in->types[0]) == 'F')
-        redux_f32(F, in, part, mask);
+        redux_f32(F, in, mask);
     else
-        redux_int(F, in, part, mask);
+        redux_int(F, in, mask);
 }
 
 /* elect.sync d|p, membermask: the leader is the lowest participating lane

@@ -35,8 +35,8 @@ STAGE=${STAGE:-/tmp/ptxjit-gen-fixtures}
 
 ARCHES="75 80 90"
 DEBUG_FILES="vector_ops recursion"
-LINEINFO_FILES="divergence reduce_shared sgemm warp_shuffle"
-FASTMATH_FILES="float_rounding"
+LINEINFO_FILES="divergence reduce_shared sgemm warp_shuffle lib_cg"
+FASTMATH_FILES="float_rounding lib_math"
 # Files clang-19 compiles against the CUDA 13 headers (with tests/cuda/clang-shim).
 # Not listed: globals_const (__managed__ is a host variable to clang), kernel_attrs
 # (no __ldcs/__stwt overloads, __maxnreg__, __grid_constant__ in clang's wrappers).

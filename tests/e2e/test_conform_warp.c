@@ -652,6 +652,64 @@ static void test_split_collectives(void **state)
     free(log);
 }
 
+/* Converged lanes passing different member masks to one collective: each
+ * 8-lane tile names itself (mask = 0xff << (lane & ~7), as
+ * cooperative_groups' thread_block_tile<8> does), so every lane's result is
+ * over its own tile.  Reference: the ISA's per-thread definition. */
+static const char tile_src[] =
+    ".version 8.0\n.target sm_80\n.address_size 64\n"
+    ".visible .entry tiles(.param .u64 in, .param .u64 out)\n{\n"
+    "  .reg .pred %p, %q; .reg .b32 %r<16>; .reg .b64 %rd<6>;\n"
+    "  ld.param.u64 %rd1, [in]; ld.param.u64 %rd2, [out];\n"
+    "  mov.u32 %r1, %tid.x; mul.wide.u32 %rd3, %r1, 4; add.s64 %rd4, %rd1, %rd3; ld.global.u32 %r2, [%rd4];\n"
+    "  mov.u32 %r3, %laneid; and.b32 %r3, %r3, -8; mov.u32 %r4, 255; shl.b32 %r4, %r4, %r3;\n"
+    "  and.b32 %r5, %r2, 1; setp.ne.u32 %p, %r5, 0;\n"
+    "  vote.sync.ballot.b32 %r6, %p, %r4;\n"
+    "  vote.sync.all.pred %q, %p, %r4; selp.u32 %r7, 1, 0, %q;\n"
+    "  vote.sync.any.pred %q, %p, %r4; selp.u32 %r8, 1, 0, %q;\n"
+    "  redux.sync.add.u32 %r9, %r2, %r4;\n"
+    "  redux.sync.min.s32 %r10, %r2, %r4;\n"
+    "  rem.u32 %r11, %r2, 3; match.any.sync.b32 %r12, %r11, %r4;\n"
+    "  mul.wide.u32 %rd3, %r1, 24; add.s64 %rd4, %rd2, %rd3;\n"
+    "  st.global.v2.u32 [%rd4], {%r6, %r7}; st.global.v2.u32 [%rd4+8], {%r8, %r9};\n"
+    "  st.global.v2.u32 [%rd4+16], {%r10, %r12};\n"
+    "  ret;\n}\n";
+
+static void test_tile_member_masks(void **state)
+{
+    char *log = NULL, err[256];
+    ptxjit_module *m = ptxjit_load(ctx, tile_src, strlen(tile_src), "tiles.ptx", &log, NULL);
+    if (!m)
+        fail_msg("%s", log ? log : "");
+    static uint32_t in[64], out[64 * 6];
+    uint64_t x = 12345;
+    for (uint32_t i = 0; i < 64; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        in[i] = (uint32_t)(x >> 40) % 50 - (i % 5 == 0 ? 30 : 0);
+    }
+    in[8] = in[10] = in[12] = in[14] = 1, in[9] = in[11] = in[13] = in[15] = 3; /* a tile all odd */
+    struct { uint32_t *in, *out; } p = {in, out};
+    ptxjit_launch_cfg cfg = {{1, 1, 1}, {64, 1, 1}, 0, &p, NULL};
+    assert_int_equal(ptxjit_launch(ctx, ptxjit_kernel_get(m, "tiles"), &cfg, err, sizeof err), PTXJIT_OK);
+    for (uint32_t t = 0; t < 64; t++) {
+        uint32_t base = t & ~7u, lane = t % 32, ballot = 0, sum = 0, match = 0;
+        int32_t mn = INT32_MAX;
+        for (uint32_t j = 0; j < 8; j++) {
+            uint32_t v = in[base + j], l = (lane & ~7u) + j;
+            ballot |= (v & 1) << l;
+            sum += v;
+            mn = (int32_t)v < mn ? (int32_t)v : mn;
+            match |= (uint32_t)(v % 3 == in[t] % 3) << l;
+        }
+        uint32_t want[6] = {ballot, ballot == 0xffu << (lane & ~7u), ballot != 0, sum, (uint32_t)mn, match};
+        for (int k = 0; k < 6; k++)
+            if (out[6 * t + k] != want[k])
+                fail_msg("thread %u result %d: got 0x%x, want 0x%x", t, k, out[6 * t + k], want[k]);
+    }
+    ptxjit_module_unload(m);
+    free(log);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -659,7 +717,7 @@ int main(void)
         cmocka_unit_test(test_match),     cmocka_unit_test(test_redux),
         cmocka_unit_test(test_elect),     cmocka_unit_test(test_activemask),
         cmocka_unit_test(test_lanemask),  cmocka_unit_test(test_syncwarp),
-        cmocka_unit_test(test_split_collectives),
+        cmocka_unit_test(test_split_collectives), cmocka_unit_test(test_tile_member_masks),
     };
     return cmocka_run_group_tests_name("conform_warp", tests, group_setup, group_teardown);
 }

@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <math.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -90,6 +91,51 @@ static uint64_t r_bfe_u(uint64_t a, uint64_t b, uint64_t c)
             r |= ((u32(a) >> (pos + i)) & 1u) << i;
     return r;
 }
+/* bmsk and szext: the ISA pseudo-code, with C's shifts of 32 made explicit */
+static uint32_t ones_shl(uint32_t n) { return n >= 32 ? 0 : 0xffffffffu << n; }
+static uint64_t r_bmsk(uint64_t a, uint64_t b, bool clamp)
+{
+    uint32_t a1 = u32(a) & 0x1f, b1 = u32(b) & 0x1f, sum = a1 + b1;
+    uint32_t mask0 = ones_shl(a1), mask1 = ones_shl(sum);
+    bool pos_over = false, width_over = false;
+    if (clamp) {
+        if (u32(a) >= 32)
+            pos_over = true, mask0 = 0;
+        if (u32(b) >= 32)
+            width_over = true;
+    }
+    if (sum >= 32 || pos_over || width_over)
+        mask1 = 0;
+    else if (b1 == 0)
+        mask1 = 0xffffffffu;
+    return mask0 & ~mask1;
+}
+static uint64_t r_bmsk_clamp(uint64_t a, uint64_t b, uint64_t c) { return r_bmsk(a, b, true); }
+static uint64_t r_bmsk_wrap(uint64_t a, uint64_t b, uint64_t c) { return r_bmsk(a, b, false); }
+static uint64_t r_szext(uint64_t a, uint64_t b, bool clamp, bool sign)
+{
+    uint32_t b1 = u32(b) & 0x1f;
+    bool too_large = u32(b) >= 32 && clamp;
+    uint32_t mask = too_large ? 0 : ones_shl(b1), spos = (b1 - 1) & 0x1f;
+    bool sbit = !(b1 == 0 || too_large || !sign) && ((u32(a) >> spos) & 1);
+    return (u32(a) & ~mask) | (sbit ? mask : 0);
+}
+static uint64_t r_szext_cs(uint64_t a, uint64_t b, uint64_t c) { return r_szext(a, b, true, true); }
+static uint64_t r_szext_ws(uint64_t a, uint64_t b, uint64_t c) { return r_szext(a, b, false, true); }
+static uint64_t r_szext_cu(uint64_t a, uint64_t b, uint64_t c) { return r_szext(a, b, true, false); }
+static uint64_t r_szext_wu(uint64_t a, uint64_t b, uint64_t c) { return r_szext(a, b, false, false); }
+/* the carry flag across add and sub chains: a - b is a + ~b + 1, so
+ * sub.cc leaves CF = no borrow, and subc subtracts 1 - CF */
+static uint64_t r_subcc_addc(uint64_t a, uint64_t b, uint64_t c) { return u32(a) >= u32(b); }
+static uint64_t r_addcc_subc(uint64_t a, uint64_t b, uint64_t c)
+{
+    uint32_t cf = (uint64_t)u32(a) + u32(b) > 0xffffffffu;
+    return u32(u32(c) - 7u - (1u - cf));
+}
+static uint64_t r_subcc_subc(uint64_t a, uint64_t b, uint64_t c)
+{
+    return u32(u32(c) - 7u - (u32(a) < u32(b)));
+}
 static uint64_t r_selp_lt(uint64_t a, uint64_t b, uint64_t c) { return s32(a) < s32(b) ? u32(c) : u32(a); }
 
 static uint64_t r_and(uint64_t a, uint64_t b, uint64_t c) { return u32(a & b); }
@@ -153,6 +199,15 @@ static const op_case cases[] = {
     {"clz_b32", "b32", "clz.b32 %d, %a;", r_clz},
     {"brev_b32", "b32", "brev.b32 %d, %a;", r_brev},
     {"bfe_u32", "u32", "bfe.u32 %d, %a, %b, %c;", r_bfe_u},
+    {"bmsk_clamp", "b32", "bmsk.clamp.b32 %d, %a, %b;", r_bmsk_clamp},
+    {"bmsk_wrap", "b32", "bmsk.wrap.b32 %d, %a, %b;", r_bmsk_wrap},
+    {"szext_clamp_s32", "s32", "szext.clamp.s32 %d, %a, %b;", r_szext_cs},
+    {"szext_wrap_s32", "s32", "szext.wrap.s32 %d, %a, %b;", r_szext_ws},
+    {"szext_clamp_u32", "u32", "szext.clamp.u32 %d, %a, %b;", r_szext_cu},
+    {"szext_wrap_u32", "u32", "szext.wrap.u32 %d, %a, %b;", r_szext_wu},
+    {"sub_cc_addc", "u32", "{ .reg .b32 %z; sub.cc.u32 %z, %a, %b; addc.u32 %d, 0, 0; }", r_subcc_addc},
+    {"add_cc_subc", "u32", "{ .reg .b32 %z; add.cc.u32 %z, %a, %b; subc.u32 %d, %c, 7; }", r_addcc_subc},
+    {"sub_cc_subc", "u32", "{ .reg .b32 %z; sub.cc.u32 %z, %a, %b; subc.u32 %d, %c, 7; }", r_subcc_subc},
     {"setp_selp_s32", "s32", "{ .reg .pred %q; setp.lt.s32 %q, %a, %b; selp.s32 %d, %c, %a, %q; }", r_selp_lt},
     {"and_b32", "b32", "and.b32 %d, %a, %b;", r_and},
     {"or_b32", "b32", "or.b32 %d, %a, %b;", r_or},
