@@ -465,6 +465,55 @@ static void check_bulk_prefetch(checker *c, const ptx_instr *in)
         ERR(c, in->loc, "this cp.async.bulk.prefetch takes %u operands, %u given", 2u + hint, in->nopds);
 }
 
+/* ---- memory-model qualifiers ---- */
+
+/* ld/st: the ISA's forms (ptxas agrees):
+ *   ld{.weak}{.ss}{.cop}...   ld.volatile{.ss}{.L2::prefetch}...
+ *   ld.relaxed.scope / ld.acquire.scope{.ss}{.L1/.L2 hints}...
+ *   ld.mmio.relaxed.sys{.global}.type (no vector)
+ * and st likewise with .release.  .volatile, .relaxed, .acquire and
+ * .release apply to .global and .shared (or generic addresses); .mmio to
+ * .global; none of them takes a cache operator or .nc. */
+static void check_ld_st(checker *c, const ptx_instr *in)
+{
+    const char *op = ptx_op_name(in->op);
+    uint8_t sem = in->mod[PTX_CAT_SEM], scope = in->mod[PTX_CAT_SCOPE], sp = in->mod[PTX_CAT_SPACE];
+    bool mmio = in->flags & PTX_FLAG_BIT(MMIO);
+    bool ordered = sem == PTX_SEM_RELAXED || sem == (in->op == PTX_OP_ST ? PTX_SEM_RELEASE : PTX_SEM_ACQUIRE);
+    bool strong = ordered || sem == PTX_SEM_VOLATILE || mmio;
+    bool data_space = !sp || sp == PTX_SPACE_GLOBAL || sp == PTX_SPACE_SHARED || sp == PTX_SPACE_SHARED_CTA ||
+                      sp == PTX_SPACE_SHARED_CLUSTER;
+    if (sem && sem != PTX_SEM_WEAK && sem != PTX_SEM_VOLATILE && !ordered)
+        ERR(c, in->loc, "'.%s' is not a memory order of '%s'", ptx_mod_text(PTX_CAT_SEM, sem), op);
+    else if (ordered && !scope)
+        ERR(c, in->loc, "'%s.%s' needs a scope (.cta, .cluster, .gpu or .sys)", op, ptx_mod_text(PTX_CAT_SEM, sem));
+    else if (scope && !ordered)
+        ERR(c, in->loc, "a scope on '%s' needs .relaxed or .%s", op, in->op == PTX_OP_ST ? "release" : "acquire");
+    else if (scope == PTX_SCOPE_GL)
+        ERR(c, in->loc, "'.gl' is not a scope of '%s'", op);
+    else if (strong && !data_space)
+        ERR(c, in->loc, "'%s.%s' is only defined on .global and .shared (or generic addresses)", op,
+            mmio ? "mmio" : ptx_mod_text(PTX_CAT_SEM, sem));
+    else if (strong && (in->mod[PTX_CAT_CACHE] || (in->flags & PTX_FLAG_BIT(NC))))
+        ERR(c, in->loc, "'%s.%s' takes no cache operator or .nc", op, mmio ? "mmio" : ptx_mod_text(PTX_CAT_SEM, sem));
+    else if (sem == PTX_SEM_VOLATILE && (in->mod[PTX_CAT_L1] || in->mod[PTX_CAT_L2]))
+        ERR(c, in->loc, "'%s.volatile' takes no eviction priority or cache hint", op);
+    else if (mmio && (sem != PTX_SEM_RELAXED || scope != PTX_SCOPE_SYS))
+        ERR(c, in->loc, "'.mmio' needs '.relaxed.sys'");
+    else if (mmio && ((sp && sp != PTX_SPACE_GLOBAL) || in->mod[PTX_CAT_VEC]))
+        ERR(c, in->loc, "'%s.mmio' is a scalar access to .global (or a generic address)", op);
+}
+
+/* fence{.sem}.scope (a scope is required); membar.{cta,gl,sys}. */
+static void check_fence(checker *c, const ptx_instr *in)
+{
+    uint8_t scope = in->mod[PTX_CAT_SCOPE];
+    if (in->op == PTX_OP_MEMBAR && scope != PTX_SCOPE_CTA && scope != PTX_SCOPE_GL && scope != PTX_SCOPE_SYS)
+        ERR(c, in->loc, "membar needs .cta, .gl or .sys");
+    else if (in->op == PTX_OP_FENCE && (!scope || scope == PTX_SCOPE_GL))
+        ERR(c, in->loc, "fence needs a scope (.cta, .cluster, .gpu or .sys)");
+}
+
 /* ---- instructions ---- */
 
 static void check_shape(checker *c, const ptx_instr *in)
@@ -541,6 +590,10 @@ static void check_instr(checker *c, ptx_instr *in)
         check_cp_async_bulk(c, in);
     else if (in->op == PTX_OP_CP_ASYNC_BULK_PREFETCH)
         check_bulk_prefetch(c, in);
+    else if (in->op == PTX_OP_LD || in->op == PTX_OP_ST)
+        check_ld_st(c, in);
+    else if (in->op == PTX_OP_FENCE || in->op == PTX_OP_MEMBAR)
+        check_fence(c, in);
 }
 
 /* ---- declarations ---- */

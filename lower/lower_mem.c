@@ -277,6 +277,30 @@ static bool lower_kernel_param_load(fn *F, const ptx_instr *in, LLVMValueRef mas
     return true;
 }
 
+/* .b128 as two 8-byte halves: LLVM's masked loads, stores, gathers and
+ * scatters of <32 x i128> take seconds to compile; of i64 they are quick.
+ * A weak access promises no single-copy atomicity, so halves are exact. */
+static LLVMValueRef load_halves(fn *F, LLVMValueRef addrs, LLVMValueRef mask)
+{
+    lw *L = F->L;
+    LLVMTypeRef wide = vec_of(LLVMInt128TypeInContext(L->ctx));
+    LLVMValueRef hi_addrs = LLVMBuildAdd(L->b, addrs, splat(L, const_i64(L, 8)), "");
+    LLVMValueRef lo = LLVMBuildZExt(L->b, masked_load(F, addrs, L->i64, 8, mask), wide, "");
+    LLVMValueRef hi = LLVMBuildZExt(L->b, masked_load(F, hi_addrs, L->i64, 8, mask), wide, "");
+    LLVMValueRef sixty_four = splat(L, LLVMConstInt(LLVMInt128TypeInContext(L->ctx), 64, false));
+    return LLVMBuildOr(L->b, lo, LLVMBuildShl(L->b, hi, sixty_four, ""), "");
+}
+
+static void store_halves(fn *F, LLVMValueRef addrs, LLVMValueRef v, LLVMValueRef mask)
+{
+    lw *L = F->L;
+    LLVMTypeRef half = vec_of(L->i64);
+    LLVMValueRef hi_addrs = LLVMBuildAdd(L->b, addrs, splat(L, const_i64(L, 8)), "");
+    LLVMValueRef sixty_four = splat(L, LLVMConstInt(LLVMInt128TypeInContext(L->ctx), 64, false));
+    masked_store(F, addrs, LLVMBuildTrunc(L->b, v, half, ""), 8, mask);
+    masked_store(F, hi_addrs, LLVMBuildTrunc(L->b, LLVMBuildLShr(L->b, v, sixty_four, ""), half, ""), 8, mask);
+}
+
 static void lower_ld(fn *F, const ptx_instr *in, LLVMValueRef mask)
 {
     if (in->mod[PTX_CAT_SPACE] == PTX_SPACE_PARAM && lower_kernel_param_load(F, in, mask))
@@ -287,9 +311,21 @@ static void lower_ld(fn *F, const ptx_instr *in, LLVMValueRef mask)
     LLVMValueRef addrs = address_of(F, in, &in->opds[1], in->mod[PTX_CAT_SPACE]);
     for (uint32_t k = 0; k < n; k++) {
         LLVMValueRef ak = k ? LLVMBuildAdd(L->b, addrs, splat(L, const_i64(L, k * size)), "") : addrs;
-        LLVMValueRef v = masked_load(F, ak, storage_int(L, t), size, mask);
+        LLVMValueRef v = size == 16 ? load_halves(F, ak, mask) : masked_load(F, ak, storage_int(L, t), size, mask);
         const ptx_operand *d = n > 1 ? &in->opds[0].elems[k] : &in->opds[0];
         write_reg(F, d, to_type(F, v, t, t, false), t, ptx_type_class(t) == 'S', mask);
+    }
+}
+
+/* The bit type of a 1-, 2-, 4-, 8- or 16-byte access (.b128 included). */
+static ptx_type bits_type(uint32_t size)
+{
+    switch (size) {
+    case 1: return PTX_TYPE_B8;
+    case 2: return PTX_TYPE_B16;
+    case 4: return PTX_TYPE_B32;
+    case 8: return PTX_TYPE_B64;
+    default: return PTX_TYPE_B128;
     }
 }
 
@@ -299,14 +335,15 @@ static void lower_st(fn *F, const ptx_instr *in, LLVMValueRef mask)
     ptx_type t = (ptx_type)in->types[0];
     uint32_t n = vec_count(in), size = ptx_type_size(t);
     LLVMValueRef addrs = address_of(F, in, &in->opds[0], in->mod[PTX_CAT_SPACE]);
-    /* store the bits: read as the same-size integer type */
-    ptx_type it = size == 1 ? PTX_TYPE_B8 : size == 2 ? PTX_TYPE_B16 : size == 4 ? PTX_TYPE_B32
-                                                                                : PTX_TYPE_B64;
+    ptx_type it = bits_type(size); /* store the bits: read as the same-size integer type */
     for (uint32_t k = 0; k < n; k++) {
         const ptx_operand *s = n > 1 ? &in->opds[1].elems[k] : &in->opds[1];
         LLVMValueRef v = read_opd(F, s, it, false);
         LLVMValueRef ak = k ? LLVMBuildAdd(L->b, addrs, splat(L, const_i64(L, k * size)), "") : addrs;
-        masked_store(F, ak, v, size, mask);
+        if (size == 16)
+            store_halves(F, ak, v, mask);
+        else
+            masked_store(F, ak, v, size, mask);
     }
 }
 
@@ -371,7 +408,7 @@ static void lower_sem_access(fn *F, const ptx_instr *in, LLVMValueRef mask)
     bool store = in->op == PTX_OP_ST;
     ptx_type t = (ptx_type)in->types[0];
     uint32_t n = vec_count(in), size = ptx_type_size(t);
-    ptx_type it = size == 1 ? PTX_TYPE_B8 : size == 2 ? PTX_TYPE_B16 : size == 4 ? PTX_TYPE_B32 : PTX_TYPE_B64;
+    ptx_type it = bits_type(size);
     sem_access a = {.t = storage_int(L, t), .size = size, .is_store = store};
     switch (in->mod[PTX_CAT_SEM]) {
     case PTX_SEM_RELAXED: a.order = LLVMAtomicOrderingMonotonic; break;
