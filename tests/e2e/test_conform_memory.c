@@ -351,6 +351,7 @@ static size_t emit_produce(char *o, size_t cap, const idiom *id, const char *dat
     return (size_t)snprintf(o, cap,
         "  mad.lo.s32 %%r12, %%r10, 1000, %%r3; add.s64 %%rd9, %s, %%rd8;\n"
         "  st.global.u32 [%%rd9], %%r12; add.u32 %%r13, %%r12, 7; st.global.u32 [%%rd9+128], %%r13;\n"
+        "  bar.warp.sync -1;\n" /* every lane's data before lane 0's release */
         "  @%%p9 bra $P%s;\n  %s\n$P%s:\n",
         data, tag, rel, tag);
 }
@@ -441,6 +442,182 @@ static void test_message_passing(void **state)
         }
         ptxjit_module_unload(m);
     }
+    free(src);
+    assert_int_equal(bad, 0);
+}
+
+/* ---- a chain of CTAs, more of them than workers ---- */
+
+/* CTA c waits for CTA c-1's flag, reads its data, adds c and publishes its
+ * own: data[c][lane] = lane + c(c+1)/2 when every read is fresh.  Waiting
+ * only on a lower CTA id cannot deadlock however few workers there are:
+ * the pool hands out chunks of CTAs in increasing order and runs a chunk's
+ * CTAs in increasing order, so the lowest unfinished CTA is always running,
+ * and everything it waits for has finished.  The spin is bounded anyway, so
+ * a lost message is an error, not a hang. */
+enum { CHAIN_CTAS = 24 };
+
+static size_t emit_chain(char *o, size_t cap, int k)
+{
+    const idiom *id = &idioms[k];
+    char rel[200], acq[200];
+    bool generic = strstr(id->release, "%rdG") != NULL;
+    with_flag(rel, sizeof rel, id->release, generic ? "%rd12" : "%rd10");
+    with_flag(acq, sizeof acq, id->acquire, generic ? "%rd13" : "%rd11");
+    return (size_t)snprintf(o, cap,
+        ".visible .entry chain%d(.param .u64 pdata, .param .u64 pflags, .param .u64 perr)\n{\n"
+        "  .reg .pred %%p<12>; .reg .b32 %%r<24>; .reg .b64 %%rd<16>;\n"
+        "  ld.param.u64 %%rd1, [pdata]; ld.param.u64 %%rd3, [pflags]; ld.param.u64 %%rd4, [perr];\n"
+        "  mov.u32 %%r1, %%ctaid.x; mov.u32 %%r3, %%tid.x; setp.ne.u32 %%p9, %%r3, 0; mov.u32 %%r10, 1;\n"
+        "  mad.lo.s32 %%r4, %%r1, 32, %%r3; mul.wide.u32 %%rd5, %%r4, 4; add.s64 %%rd6, %%rd1, %%rd5;\n"
+        "  sub.s64 %%rd8, %%rd6, 128;\n"                                   /* CTA c-1's slot */
+        "  mul.wide.u32 %%rd7, %%r1, 64; add.s64 %%rd10, %%rd3, %%rd7; sub.s64 %%rd11, %%rd10, 64;\n"
+        "  cvta.global.u64 %%rd12, %%rd10; cvta.global.u64 %%rd13, %%rd11;\n" /* generic copies */
+        "  mov.u32 %%r12, %%r3;\n"
+        "  setp.eq.u32 %%p1, %%r1, 0; @%%p1 bra $PUB;\n"
+        "  mov.u32 %%r20, 0;\n"
+        "$W:\n  %s\n"
+        "  add.u32 %%r20, %%r20, 1; setp.gt.u32 %%p5, %%r20, %d; @%%p5 bra $TIMEOUT;\n"
+        "  setp.lt.u32 %%p4, %%r21, %%r10; @%%p4 bra $W;\n"
+        "  %s\n"
+        "  ld.global.u32 %%r14, [%%rd8];\n"
+        "  sub.u32 %%r15, %%r1, 1; mul.lo.u32 %%r16, %%r15, %%r1; shr.u32 %%r16, %%r16, 1; add.u32 %%r16, %%r16, %%r3;\n"
+        "  setp.ne.u32 %%p6, %%r14, %%r16; @%%p6 red.global.add.u32 [%%rd4], 1;\n"
+        "  add.u32 %%r12, %%r14, %%r1;\n"
+        "$PUB:\n"
+        "  st.global.u32 [%%rd6], %%r12;\n"
+        "  bar.warp.sync -1;\n" /* orders every lane's store before lane 0's release */
+        "  @%%p9 bra $END;\n  %s\n  bra $END;\n"
+        "$TIMEOUT:\n  red.global.add.u32 [%%rd4], 1000000;\n"
+        "$END:\n  ret;\n}\n",
+        k, acq, SPIN_LIMIT, id->after, rel);
+}
+
+static void test_message_chain(void **state)
+{
+    (void)state;
+    size_t cap = 1 << 16, n = 0;
+    char *src = malloc(cap);
+    n += (size_t)snprintf(src, cap, ".version 8.7\n.target sm_90\n.address_size 64\n");
+    for (int k = 0; k < NIDIOMS; k++)
+        n += emit_chain(src + n, cap - n, k);
+    int bad = 0;
+    for (int c = 0; c < 2; c++) {
+        ptxjit_module *m = load_text(c, src, n, "message_chain.ptx");
+        for (int k = 0; k < NIDIOMS; k++)
+            for (int rep = 0; rep < 4; rep++) {
+                static _Alignas(64) uint32_t data[CHAIN_CTAS * 32], flags[CHAIN_CTAS * 16];
+                uint32_t err = 0;
+                memset(data, 0, sizeof data), memset(flags, 0, sizeof flags);
+                struct { void *data, *flags, *err; } p = {data, flags, &err};
+                char name[16];
+                snprintf(name, sizeof name, "chain%d", k);
+                launch(c, m, name, CHAIN_CTAS, 32, &p);
+                unsigned wrong = 0;
+                for (unsigned b = 0; b < CHAIN_CTAS; b++) {
+                    wrong += flags[b * 16] != 1;
+                    for (unsigned l = 0; l < 32; l++)
+                        wrong += data[b * 32 + l] != l + b * (b + 1) / 2;
+                }
+                if ((err || wrong) && bad++ < 8)
+                    print_error("chain '%s' on %u worker(s): %u stale reads%s, %u wrong words\n", idioms[k].name,
+                                workers_of[c], err % 1000000, err >= 1000000 ? ", a flag never arrived" : "", wrong);
+            }
+        ptxjit_module_unload(m);
+    }
+    free(src);
+    assert_int_equal(bad, 0);
+}
+
+/* ---- store buffering ---- */
+
+/* CTA 0: x[i] = 1; fence; r0[i] = y[i].  CTA 1: y[i] = 1; fence; r1[i] = x[i].
+ * With fence.sc (or membar, which is fence.sc) between them the ISA forbids
+ * r0[i] == r1[i] == 0: the two fences are ordered one way or the other and
+ * the later one's load sees the earlier one's store.  x86 lets a store
+ * wait in its store buffer past a later load, so this is what fails when
+ * fence.sc is compiled to less than a full fence.  The two CTAs meet before
+ * each round (both are running: two CTAs, two workers); fresh locations
+ * every round need no reset.  A fence.acq_rel variant allows the outcome
+ * and only reports how often it happened. */
+typedef struct sbform {
+    const char *st, *fence, *ld;
+    bool forbidden;
+} sbform;
+
+static const sbform sbforms[] = {
+    {"st.relaxed.gpu.global.u32", "fence.sc.gpu;", "ld.relaxed.gpu.global.u32", true},
+    {"st.relaxed.sys.u32", "fence.sc.sys;", "ld.relaxed.sys.u32", true},
+    {"st.volatile.global.u32", "membar.gl;", "ld.volatile.global.u32", true},
+    {"st.relaxed.cluster.global.u32", "fence.sc.cluster;", "ld.relaxed.cluster.global.u32", true},
+    {"st.relaxed.gpu.global.u32", "fence.acq_rel.gpu;", "ld.relaxed.gpu.global.u32", false},
+};
+enum { NSB = sizeof sbforms / sizeof sbforms[0], SB_ROUNDS = 1000 };
+
+static size_t emit_sb(char *o, size_t cap, int k)
+{
+    const sbform *f = &sbforms[k];
+    return (size_t)snprintf(o, cap,
+        ".visible .entry sb%d(.param .u64 px, .param .u64 pr, .param .u64 pgo, .param .u64 perr)\n{\n"
+        "  .reg .pred %%p<8>; .reg .b32 %%r<24>; .reg .b64 %%rd<16>;\n"
+        "  mov.u32 %%r3, %%tid.x; setp.ne.u32 %%p1, %%r3, 0; @%%p1 bra $END;\n"
+        "  ld.param.u64 %%rd1, [px]; ld.param.u64 %%rd2, [pr]; ld.param.u64 %%rd3, [pgo]; ld.param.u64 %%rd4, [perr];\n"
+        "  mov.u32 %%r1, %%ctaid.x; xor.b32 %%r2, %%r1, 1;\n"
+        "  mul.wide.u32 %%rd5, %%r1, %u; add.s64 %%rd6, %%rd1, %%rd5;\n"  /* mine: x or y */
+        "  mul.wide.u32 %%rd5, %%r2, %u; add.s64 %%rd7, %%rd1, %%rd5;\n"  /* the other's */
+        "  mul.wide.u32 %%rd5, %%r1, %u; add.s64 %%rd8, %%rd2, %%rd5;\n"  /* my results */
+        "  mov.u32 %%r10, 0; mov.u32 %%r11, 1;\n"
+        "$ROUND:\n"
+        "  atom.relaxed.gpu.global.add.u32 %%r12, [%%rd3], 1;\n"
+        "  shl.b32 %%r13, %%r10, 1; add.u32 %%r13, %%r13, 2; mov.u32 %%r20, 0;\n"
+        "$MEET:\n"
+        "  ld.relaxed.gpu.global.u32 %%r14, [%%rd3];\n"
+        "  add.u32 %%r20, %%r20, 1; setp.gt.u32 %%p2, %%r20, %d; @%%p2 bra $TIMEOUT;\n"
+        "  setp.lt.u32 %%p3, %%r14, %%r13; @%%p3 bra $MEET;\n"
+        "  mul.wide.u32 %%rd9, %%r10, 4; add.s64 %%rd10, %%rd6, %%rd9; add.s64 %%rd11, %%rd7, %%rd9;"
+        " add.s64 %%rd12, %%rd8, %%rd9;\n"
+        "  %s [%%rd10], %%r11;\n  %s\n  %s %%r15, [%%rd11];\n"
+        "  st.global.u32 [%%rd12], %%r15;\n"
+        "  add.u32 %%r10, %%r10, 1; setp.lt.u32 %%p4, %%r10, %d; @%%p4 bra $ROUND;\n"
+        "  bra $END;\n"
+        "$TIMEOUT:\n  red.global.add.u32 [%%rd4], 1;\n"
+        "$END:\n  ret;\n}\n",
+        k, SB_ROUNDS * 4, SB_ROUNDS * 4, SB_ROUNDS * 4, SPIN_LIMIT, f->st, f->fence, f->ld, SB_ROUNDS);
+}
+
+static void test_store_buffering(void **state)
+{
+    (void)state;
+    size_t cap = 1 << 15, n = 0;
+    char *src = malloc(cap);
+    n += (size_t)snprintf(src, cap, ".version 8.7\n.target sm_90\n.address_size 64\n");
+    for (int k = 0; k < NSB; k++)
+        n += emit_sb(src + n, cap - n, k);
+    ptxjit_module *m = load_text(1, src, n, "store_buffering.ptx"); /* two workers */
+    int bad = 0;
+    for (int k = 0; k < NSB; k++) {
+        static _Alignas(64) uint32_t xy[2 * SB_ROUNDS], r[2 * SB_ROUNDS];
+        uint32_t go = 0, err = 0;
+        memset(xy, 0, sizeof xy), memset(r, 0xff, sizeof r);
+        struct { void *x, *r, *go, *err; } p = {xy, r, &go, &err};
+        char name[16];
+        snprintf(name, sizeof name, "sb%d", k);
+        launch(1, m, name, 2, 32, &p);
+        unsigned both_zero = 0, invalid = 0;
+        for (unsigned i = 0; i < SB_ROUNDS; i++) {
+            both_zero += r[i] == 0 && r[SB_ROUNDS + i] == 0;
+            invalid += r[i] > 1 || r[SB_ROUNDS + i] > 1 || xy[i] != 1 || xy[SB_ROUNDS + i] != 1;
+        }
+        if (!sbforms[k].forbidden) {
+            printf("store buffering with '%s' (allowed): r0 = r1 = 0 in %u of %d rounds\n", sbforms[k].fence,
+                   both_zero, SB_ROUNDS);
+            both_zero = 0;
+        }
+        if ((err || invalid || both_zero) && bad++ < 8)
+            print_error("store buffering '%s' / '%s': r0 = r1 = 0 in %u rounds, %u invalid%s\n", sbforms[k].st,
+                        sbforms[k].fence, both_zero, invalid, err ? ", the CTAs never met" : "");
+    }
+    ptxjit_module_unload(m);
     free(src);
     assert_int_equal(bad, 0);
 }
@@ -774,6 +951,19 @@ static void memory_ordering_checks(int c, ptxjit_module *m, const char *what)
             ok &= observed[k] == k * k + 1;
         EXPECT(ok, "%s release_acquire_pair\n", what);
     }
+    { /* shared_flag_handshake: warp 1 waits on a volatile shared flag warp 0 sets */
+        enum { NB = 3 };
+        int in[NB * 32], out[NB * 32];
+        for (int i = 0; i < NB * 32; i++)
+            in[i] = i * 7 - 50, out[i] = -1;
+        struct { void *in, *out; } p = {in, out};
+        launch(c, m, "shared_flag_handshake", NB, 64, &p);
+        int ok = 1;
+        for (int b = 0; b < NB; b++)
+            for (int l = 0; l < 32; l++)
+                ok &= out[b * 32 + l] == in[b * 32 + 31 - l] * 2 + 1;
+        EXPECT(ok, "%s shared_flag_handshake\n", what);
+    }
     { /* fence_system_publish, thread_fence_orders */
         int mailbox[2] = {0, 0}, seq = 41, a[3] = {0}, b[1] = {0};
         struct { void *a, *b; int v; } p = {mailbox, &seq, 1234};
@@ -813,14 +1003,83 @@ static void test_fixture_memory_ordering(void **state)
     run_fixture("memory_ordering", memory_ordering_checks);
 }
 
+/* tests/cuda/memory_model.cu: references from the kernels' comments. */
+static void memory_model_checks(int c, ptxjit_module *m, const char *what)
+{
+    static const char *const chains[] = {"chain_release_acquire", "chain_volatile_fence"};
+    for (int k = 0; k < 2; k++) { /* blocks wait only for lower ones: safe on one worker */
+        enum { NB = 20 };
+        static int data[NB * 32], flags[NB];
+        int stale = 0, wrong = 0;
+        memset(data, 0, sizeof data), memset(flags, 0, sizeof flags);
+        struct { void *d, *f, *s; } p = {data, flags, &stale};
+        launch(c, m, chains[k], NB, 32, &p);
+        for (int b = 0; b < NB; b++) {
+            wrong += flags[b] != 1;
+            for (int l = 0; l < 32; l++)
+                wrong += data[b * 32 + l] != l + b * (b + 1) / 2;
+        }
+        EXPECT(!stale && !wrong, "%s %s: %d stale reads, %d wrong words\n", what, chains[k], stale, wrong);
+    }
+    if (workers_of[c] > 1) { /* store_buffer_sc: its two blocks must run at once */
+        enum { R = 1000 };
+        static int xy[2 * R], r[2 * R];
+        unsigned go = 0;
+        memset(xy, 0, sizeof xy), memset(r, 0xff, sizeof r);
+        struct { void *xy, *r, *go; int rounds; } p = {xy, r, &go, R};
+        launch(c, m, "store_buffer_sc", 2, 32, &p);
+        int both = 0, invalid = 0;
+        for (int i = 0; i < R; i++) {
+            both += r[i] == 0 && r[R + i] == 0;
+            invalid += (unsigned)r[i] > 1 || (unsigned)r[R + i] > 1 || xy[i] != 1 || xy[R + i] != 1;
+        }
+        EXPECT(!both && !invalid && go == 2 * R, "%s store_buffer_sc: r0 = r1 = 0 in %d rounds, %d invalid\n",
+               what, both, invalid);
+    }
+    { /* atomic_ref_orders */
+        enum { N = 333, B = 64, G = (N + B - 1) / B };
+        int iv[7] = {0, 0, INT_MIN, INT_MAX, -1, 0, 0};
+        unsigned long long uv[2] = {0, 0}, x = 0;
+        static int olds[N];
+        struct { void *iv, *uv, *olds; int n; } p = {iv, uv, olds, N};
+        launch(c, m, "atomic_ref_orders", G, B, &p);
+        static int64_t o64[N];
+        for (int i = 0; i < N; i++)
+            o64[i] = olds[i], x ^= 1ull << (i & 63);
+        EXPECT(iv[0] == N && is_permutation(o64, N, 0) && iv[1] == -2 * N && iv[2] == N - 1 && iv[3] == -(N - 1) &&
+                   iv[4] >= 0 && iv[4] < N && iv[5] >= 1000 && iv[5] < 1000 + N && iv[6] == G * B &&
+                   uv[0] == (unsigned long long)N * (N - 1) / 2 && uv[1] == x,
+               "%s atomic_ref_orders: %d %d %d %d %d %d %d | %llu %#llx\n", what, iv[0], iv[1], iv[2], iv[3], iv[4],
+               iv[5], iv[6], uv[0], uv[1]);
+    }
+    { /* volatile_mailbox */
+        int box[33] = {0}, out[32];
+        memset(out, 0, sizeof out);
+        struct { void *box, *out; } p = {box, out};
+        launch(c, m, "volatile_mailbox", 1, 64, &p);
+        int ok = box[0] == 1;
+        for (int k = 0; k < 32; k++)
+            ok &= out[k] == 3 * k + 7;
+        EXPECT(ok, "%s volatile_mailbox\n", what);
+    }
+}
+
+static void test_fixture_memory_model(void **state)
+{
+    (void)state;
+    run_fixture("memory_model", memory_model_checks);
+}
+
 static int setup(void **state)
 {
     (void)state;
     char err[256];
-    for (int c = 0; c < 2; c++)
-        if (!(ctxs[c] = ptxjit_create(workers_of[c], err, sizeof err)))
-            return -1;
-    return 0;
+    /* one worker, and PTXJIT_THREADS=2 (as a user would set it) */
+    ctxs[0] = ptxjit_create(1, err, sizeof err);
+    setenv("PTXJIT_THREADS", "2", 1);
+    ctxs[1] = ptxjit_create(0, err, sizeof err);
+    unsetenv("PTXJIT_THREADS");
+    return ctxs[0] && ctxs[1] ? 0 : -1;
 }
 
 static int teardown(void **state)
@@ -834,9 +1093,10 @@ static int teardown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_qualifiers_move_data), cmocka_unit_test(test_forbidden_forms_are_load_errors),   cmocka_unit_test(test_message_passing),
+        cmocka_unit_test(test_qualifiers_move_data), cmocka_unit_test(test_forbidden_forms_are_load_errors),   cmocka_unit_test(test_message_passing), cmocka_unit_test(test_message_chain),
+        cmocka_unit_test(test_store_buffering),
         cmocka_unit_test(test_last_block_done),        cmocka_unit_test(test_fixture_atomics_global),
-        cmocka_unit_test(test_fixture_memory_ordering),
+        cmocka_unit_test(test_fixture_memory_ordering), cmocka_unit_test(test_fixture_memory_model),
     };
     return cmocka_run_group_tests_name("memory_model", tests, setup, teardown);
 }
