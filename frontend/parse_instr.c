@@ -256,6 +256,18 @@ static bool parse_modifier(parser *p, ptx_instr *in, const token *d)
     return true;
 }
 
+/* ld/st/ldu without .v2/.v4 may still brace their one value, as Triton
+ * writes them ("@%p ld.global.b32 { %r1 }, [ %rd1 + 0 ];"); ptxas takes
+ * it as the scalar form, so the value is unwrapped. */
+static void unwrap_scalar_braces(ptx_instr *in, ptx_operand *opds, uint32_t n)
+{
+    if ((in->op != PTX_OP_LD && in->op != PTX_OP_ST && in->op != PTX_OP_LDU) || in->mod[PTX_CAT_VEC])
+        return;
+    for (uint32_t i = 0; i < n; i++)
+        if (opds[i].kind == PTX_OPD_VEC && opds[i].nelems == 1)
+            opds[i] = opds[i].elems[0];
+}
+
 ptx_instr *parse_instr(parser *p)
 {
     ptx_instr *in = palloc(p, sizeof *in);
@@ -300,6 +312,7 @@ ptx_instr *parse_instr(parser *p)
         } while (accept_punct(p, ','));
     if (!expect_punct(p, ';', "instruction"))
         return NULL;
+    unwrap_scalar_braces(in, tmp, n);
     in->nopds = n;
     if (n && !(in->opds = new_elems(p, tmp, n)))
         return NULL;

@@ -33,9 +33,10 @@
  * ------------------------------------------------------------------------ */
 
 static const char *const files[] = {
-    "lib_cub.sm_80.ptx",  "lib_math.sm_80.ptx",      "lib_cg.sm_80.ptx",
-    "lib_cub.sm_75.ptx",  "lib_misc.sm_90.ptx",      "lib_cg.sm_75.ptx",
-    "lib_math.sm_80.fastmath.ptx", "lib_cg.sm_80.lineinfo.ptx",
+    "lib_cub.sm_80.ptx",           "lib_math.sm_80.ptx",        "lib_mathd.sm_90.ptx",
+    "lib_cub.sm_75.ptx",           "lib_misc.sm_90.ptx",        "lib_cg.sm_75.ptx",
+    "lib_math.sm_80.fastmath.ptx", "lib_cg.sm_80.lineinfo.ptx", "lib_cg.sm_80.ptx",
+    "triton_numba_lib.hand.ptx",
 };
 enum { NFILES = sizeof files / sizeof files[0] };
 
@@ -149,12 +150,17 @@ static void p_raw(params *p, const void *v, size_t size)
 static void p_ptr(params *p, const void *v) { p_raw(p, &v, sizeof v); }
 static void p_i32(params *p, int32_t v) { p_raw(p, &v, 4); }
 
-static void launch_out(const run *r, uint32_t grid, uint32_t block, const params *p, FILE *out)
+static void launch_smem(const run *r, uint32_t grid, uint32_t block, uint32_t smem, const params *p,
+                        FILE *out)
 {
     char err[512];
-    ptxjit_launch_cfg cfg = {{grid, 1, 1}, {block, 1, 1}, 0, p->b, out};
+    ptxjit_launch_cfg cfg = {{grid, 1, 1}, {block, 1, 1}, smem, p->b, out};
     if (ptxjit_launch(r->ctx, r->k, &cfg, err, sizeof err) != PTXJIT_OK)
         fail_msg("%s: launch (%u x %u) failed: %s", r->what, grid, block, err);
+}
+static void launch_out(const run *r, uint32_t grid, uint32_t block, const params *p, FILE *out)
+{
+    launch_smem(r, grid, block, 0, p, out);
 }
 static void launch(const run *r, uint32_t grid, uint32_t block, const params *p)
 {
@@ -712,7 +718,7 @@ static void test_heap_printf(void **s)
 }
 
 /* ------------------------------------------------------------------------
- * Math (tests/cuda/lib_math.cu) against long-double references
+ * Math (tests/cuda/lib_math.cu, lib_mathd.cu) against long-double references
  * ------------------------------------------------------------------------ */
 
 /* How a function's inputs are drawn: uniform in [lo, hi], or log-uniform
@@ -1075,7 +1081,7 @@ static void run_halfmath(const char *file, const char *kernel, fr_fmt fmt, const
 }
 
 static void test_math_f32(void **s) { (void)s; run_fmath("lib_math.sm_80.ptx", 0); }
-static void test_math_f64(void **s) { (void)s; run_dmath("lib_math.sm_80.ptx"); }
+static void test_math_f64(void **s) { (void)s; run_dmath("lib_mathd.sm_90.ptx"); }
 static void test_math_f32_fastmath(void **s)
 {
     (void)s;
@@ -1084,12 +1090,90 @@ static void test_math_f32_fastmath(void **s)
 static void test_math_half(void **s)
 {
     (void)s;
-    run_halfmath("lib_math.sm_80.ptx", "hmath", FR_F16, hfns, 20);
+    run_halfmath("lib_mathd.sm_90.ptx", "hmath", FR_F16, hfns, 20);
 }
 static void test_math_bf16(void **s)
 {
     (void)s;
-    run_halfmath("lib_math.sm_80.ptx", "bmath", FR_BF16, bfns, 16);
+    run_halfmath("lib_mathd.sm_90.ptx", "bmath", FR_BF16, bfns, 16);
+}
+
+/* ------------------------------------------------------------------------
+ * Triton- and Numba-shaped PTX (tests/ptx/corpus/triton_numba_lib.hand.ptx)
+ * ------------------------------------------------------------------------ */
+
+static const char *const HAND = "triton_numba_lib.hand.ptx";
+
+static void test_triton_layernorm(void **s)
+{
+    (void)s;
+    run r = get_run(HAND, "layer_norm_fwd_fp16");
+    enum { ROWS = 5, STRIDE = 520 };
+    static const uint32_t ncols[] = {512, 100, 4};
+    static float x[ROWS * STRIDE], w[512], bias[512];
+    seed(19);
+    for (int i = 0; i < ROWS * STRIDE; i++)
+        x[i] = (float)(rnd_unit() * 20 - 7);
+    for (int i = 0; i < 512; i++)
+        w[i] = (float)(rnd_unit() * 2 - 1), bias[i] = (float)(rnd_unit() - 0.5);
+    for (size_t v = 0; v < sizeof ncols / sizeof ncols[0]; v++) {
+        uint32_t n = ncols[v];
+        static uint16_t y[ROWS * 512 + 8];
+        float mean[ROWS], rstd[ROWS], eps = 1e-5f;
+        for (size_t i = 0; i < sizeof y / 2; i++)
+            y[i] = 0x5a5a;
+        params p = {0};
+        p_ptr(&p, x), p_ptr(&p, y), p_ptr(&p, w), p_ptr(&p, bias), p_ptr(&p, mean), p_ptr(&p, rstd);
+        p_i32(&p, STRIDE), p_i32(&p, (int)n), p_raw(&p, &eps, 4);
+        launch_smem(&r, ROWS, BT, 16, &p, NULL);
+        for (int row = 0; row < ROWS; row++) {
+            long double m = 0, var = 0;
+            for (uint32_t c = 0; c < n; c++)
+                m += x[row * STRIDE + c];
+            m /= n;
+            for (uint32_t c = 0; c < n; c++)
+                var += (x[row * STRIDE + c] - m) * (x[row * STRIDE + c] - m);
+            long double rs = 1 / sqrtl(var / n + eps);
+            if (fabsl(mean[row] - m) > 1e-5L * fmaxl(fabsl(m), 1) || fabsl(rstd[row] - rs) > 1e-5L * rs)
+                fail_msg("%s: row %d (n %u): mean %g rstd %g, want %Lg %Lg", r.what, row, n, mean[row],
+                         rstd[row], m, rs);
+            for (uint32_t c = 0; c < n; c++) {
+                long double want = (x[row * STRIDE + c] - m) * rs * w[c] + bias[c];
+                long double got = h2ld(FR_F16, y[row * n + c]);
+                if (fabsl(got - want) > 2 * ulp_at(want, 11, -14) + 1e-5L)
+                    fail_msg("%s: y[%d][%u] = %Lg, want %Lg", r.what, row, c, got, want);
+            }
+        }
+        for (size_t i = ROWS * n; i < sizeof y / 2; i++)
+            if (y[i] != 0x5a5a)
+                fail_msg("%s: y[%zu] written past the rows (n %u)", r.what, i, n);
+    }
+}
+
+static void test_numba_record_calls(void **s)
+{
+    (void)s;
+    run r = get_run(HAND, "_ZN6cudapy8__main__13poly_horner_2B2v1E5Record5ArrayIdLi1E1C7mutable7alignedE");
+    enum { N = 300, CAP = 320 };
+    static double out[CAP * 2];
+    struct { double c0, c1, c2; int64_t n; } rec = {1.25, -0.375, 0.0078125, N};
+    for (int i = 0; i < CAP * 2; i++)
+        out[i] = -7;
+    params p = {0};
+    p_raw(&p, &rec.c0, 8), p_raw(&p, &rec.c1, 8), p_raw(&p, &rec.c2, 8), p_raw(&p, &rec.n, 8);
+    uint64_t meminfo = 0, parent = 0, nitems = CAP, itemsize = 8, shape = CAP, stride = 16;
+    p_raw(&p, &meminfo, 8), p_raw(&p, &parent, 8), p_raw(&p, &nitems, 8), p_raw(&p, &itemsize, 8);
+    p_ptr(&p, out), p_raw(&p, &shape, 8), p_raw(&p, &stride, 8);
+    launch(&r, (CAP + 63) / 64, 64, &p);
+    for (int i = 0; i < CAP * 2; i++) {
+        double want = -7;
+        if (i % 2 == 0 && i / 2 < N) {
+            double x = (double)(i / 2) * 0.5, q = fma(fma(rec.c2, x, rec.c1), x, rec.c0);
+            want = q + q;
+        }
+        if (memcmp(&out[i], &want, 8))
+            fail_msg("%s: out[%d] = %a, want %a", r.what, i, out[i], want);
+    }
 }
 
 int main(void)
@@ -1109,6 +1193,8 @@ int main(void)
         cmocka_unit_test(test_math_f32_fastmath),
         cmocka_unit_test(test_math_half),
         cmocka_unit_test(test_math_bf16),
+        cmocka_unit_test(test_triton_layernorm),
+        cmocka_unit_test(test_numba_record_calls),
     };
     const char *filter = getenv("CORPUS_FILTER");
     if (filter)

@@ -337,6 +337,22 @@ static void test_6_operands(void **state)
     ptx_module_free(m);
 }
 
+/* Triton braces the one value of a scalar ld/st (ptxas takes it): the
+ * operand is the register itself; .v2 keeps its vector. */
+static void test_scalar_braces(void **state)
+{
+    ptx_module *m = kernel("@%p1 ld.global.b32 { %r1 }, [ %rd1 + 0 ];\n"
+                           "@%p1 st.global.b32 [ %rd1 + 4 ], { %r1 };\n"
+                           "ld.global.v2.b32 { %r2, %r3 }, [ %rd1 + 8 ];\n");
+    ptx_func *f = func(m, "k");
+    assert_int_equal(instr(f, 0)->opds[0].kind, PTX_OPD_NAME);
+    assert_string_equal(instr(f, 0)->opds[0].name, "%r1");
+    assert_int_equal(instr(f, 1)->opds[1].kind, PTX_OPD_NAME);
+    assert_int_equal(instr(f, 2)->opds[0].kind, PTX_OPD_VEC);
+    assert_int_equal(instr(f, 2)->opds[0].nelems, 2);
+    ptx_module_free(m);
+}
+
 static uint64_t eval(const char *expr)
 {
     char buf[512];
@@ -449,6 +465,7 @@ int main(void)
         cmocka_unit_test(test_9_modifiers_are_structured),
         cmocka_unit_test(test_9_compound_opcodes),
         cmocka_unit_test(test_6_operands),
+        cmocka_unit_test(test_scalar_braces),
         cmocka_unit_test(test_4_constant_expressions),
         cmocka_unit_test(test_10_control_flow),
         cmocka_unit_test(test_scopes_shadow),
