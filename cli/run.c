@@ -19,7 +19,7 @@ enum { EXIT_OK = 0, EXIT_KERNEL = 1, EXIT_USAGE = 2 };
 typedef struct run_opts {
     const char *path, *kernel;
     uint32_t grid[3], block[3];
-    bool block_given, stats, no_cache;
+    bool block_given, stats, no_cache, cooperative;
     uint64_t shared, repeat;
     const char **args, **outs, **prints;
     size_t nargs, nouts, nprints;
@@ -51,6 +51,7 @@ static int parse_opts(int argc, char **argv, run_opts *o)
         {"arg", required_argument, 0, 'a'},    {"out", required_argument, 0, 'o'},
         {"print", required_argument, 0, 'p'}, {"repeat", required_argument, 0, 'r'},
         {"stats", no_argument, 0, 'S'},        {"no-cache", no_argument, 0, 'C'},
+        {"cooperative", no_argument, 0, 'c'},
         {0, 0, 0, 0},
     };
     char err[256];
@@ -85,6 +86,7 @@ static int parse_opts(int argc, char **argv, run_opts *o)
         case 'p': ok = push(&o->prints, &o->nprints, optarg); break;
         case 'S': o->stats = true; break;
         case 'C': o->no_cache = true; break;
+        case 'c': o->cooperative = true; break;
         default:
             return usage_error("unknown or incomplete option '%s'%s", argv[optind - 1], "");
         }
@@ -159,12 +161,13 @@ static int cmp_double(const void *a, const void *b)
 }
 
 static int launch_timed(ptxjit_ctx *ctx, const ptxjit_kernel *k, const ptxjit_launch_cfg *cfg,
-                        uint64_t repeat, double *times)
+                        bool cooperative, uint64_t repeat, double *times)
 {
     char err[700];
     for (uint64_t r = 0; r < repeat; r++) {
         double t0 = now();
-        ptxjit_status st = ptxjit_launch(ctx, k, cfg, err, sizeof err);
+        ptxjit_status st = cooperative ? ptxjit_launch_cooperative(ctx, k, cfg, err, sizeof err)
+                                       : ptxjit_launch(ctx, k, cfg, err, sizeof err);
         times[r] = now() - t0;
         fflush(stdout);
         if (st == PTXJIT_ERR_INVALID) {
@@ -235,7 +238,7 @@ static int run_loaded(ptxjit_ctx *ctx, const ptxjit_module *m, run_opts *o)
         ptxjit_launch_cfg cfg = {.shared_bytes = (uint32_t)o->shared, .params = params};
         memcpy(cfg.grid, o->grid, sizeof cfg.grid);
         memcpy(cfg.block, o->block, sizeof cfg.block);
-        rc = launch_timed(ctx, k, &cfg, o->repeat, times);
+        rc = launch_timed(ctx, k, &cfg, o->cooperative, o->repeat, times);
     }
     if (rc == EXIT_OK)
         rc = write_outputs(o, args);

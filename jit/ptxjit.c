@@ -106,6 +106,11 @@ void ptxjit_destroy(ptxjit_ctx *c)
 
 unsigned ptxjit_workers(const ptxjit_ctx *c) { return rt_device_workers(c->dev); }
 
+uint64_t ptxjit_max_cooperative_blocks(const ptxjit_ctx *c, uint32_t threads)
+{
+    return rt_cooperative_max(c->dev, threads);
+}
+
 ptxjit_status ptxjit_set_cache(ptxjit_ctx *c, const ptxjit_cache_opts *opts)
 {
     cache_config env;
@@ -430,13 +435,13 @@ static bool block_fits_bounds(const ptxjit_kernel_info *ki, const uint32_t block
     return true;
 }
 
-ptxjit_status ptxjit_launch(ptxjit_ctx *c, const ptxjit_kernel *k, const ptxjit_launch_cfg *cfg,
-                            char *err, size_t errlen)
+static ptxjit_status launch(ptxjit_ctx *c, const ptxjit_kernel *k, const ptxjit_launch_cfg *cfg,
+                            bool cooperative, char *err, size_t errlen)
 {
     if (!block_fits_bounds(k->info, cfg->block, err, errlen))
         return PTXJIT_ERR_INVALID;
     rt_launch_cfg rc = {.dyn_smem = cfg->shared_bytes, .params = cfg->params,
-                        .printf_out = cfg->printf_out};
+                        .printf_out = cfg->printf_out, .cooperative = cooperative};
     memcpy(rc.grid, cfg->grid, sizeof rc.grid);
     memcpy(rc.block, cfg->block, sizeof rc.block);
     switch (rt_launch(c->dev, &k->rt, &rc, err, errlen)) {
@@ -447,4 +452,16 @@ ptxjit_status ptxjit_launch(ptxjit_ctx *c, const ptxjit_kernel *k, const ptxjit_
     case RT_ERR_ASSERT: return PTXJIT_ERR_ASSERT;
     default: return PTXJIT_ERR_NOMEM;
     }
+}
+
+ptxjit_status ptxjit_launch(ptxjit_ctx *c, const ptxjit_kernel *k, const ptxjit_launch_cfg *cfg,
+                            char *err, size_t errlen)
+{
+    return launch(c, k, cfg, false, err, errlen);
+}
+
+ptxjit_status ptxjit_launch_cooperative(ptxjit_ctx *c, const ptxjit_kernel *k,
+                                        const ptxjit_launch_cfg *cfg, char *err, size_t errlen)
+{
+    return launch(c, k, cfg, true, err, errlen);
 }

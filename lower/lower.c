@@ -365,20 +365,34 @@ LLVMTypeRef lower_func_type(lw *L, const ptx_func *f)
 
 /* Warps run as fibers when one may wait for another: CTA barriers, and
  * the waits that yield (mbarrier tests, nanosleep). */
-static bool waits_for_warps(ptx_opcode op)
+static bool waits_for_warps(const ptx_instr *in)
 {
+    ptx_opcode op = in->op;
     return (ptx_op_effects(op) & E_SYNC) || op == PTX_OP_MBARRIER_TEST_WAIT ||
            op == PTX_OP_MBARRIER_TRY_WAIT || op == PTX_OP_NANOSLEEP;
 }
 
-static bool module_has_barriers(const ptx_module *m)
+/* A module that reads %envreg takes the grid barrier's workspace (cg::
+ * this_grid().sync() spins on a counter there with ld.acquire): its warps
+ * yield before polling, so that the CTAs it waits for, resident on the
+ * same worker, can run. */
+static bool reads_envreg(const ptx_instr *in)
+{
+    for (uint32_t i = 0; i < in->nopds; i++)
+        if (in->opds[i].kind == PTX_OPD_SREG && in->opds[i].sreg == PTX_SREG_ENVREG)
+            return true;
+    return false;
+}
+
+/* Whether some instruction of the module satisfies pred. */
+static bool module_has(const ptx_module *m, bool (*pred)(const ptx_instr *))
 {
     for (uint32_t i = 0; i < m->nitems; i++) {
         const ptx_func *f = m->items[i].func;
         if (m->items[i].kind != PTX_ITEM_FUNC)
             continue;
         for (uint32_t k = 0; k < f->nbody; k++)
-            if (f->body[k].kind == PTX_STMT_INSTR && waits_for_warps(f->body[k].instr->op))
+            if (f->body[k].kind == PTX_STMT_INSTR && pred(f->body[k].instr))
                 return true;
     }
     return false;
@@ -647,7 +661,8 @@ uint32_t lower_module(const ptx_module *m, LLVMContextRef ctx, LLVMTargetMachine
     L.b = LLVMCreateBuilderInContext(ctx);
     L.dyn_smem_align = 16;
     lower_math_init(&L, tm);
-    bool barriers = module_has_barriers(m);
+    bool barriers = module_has(m, waits_for_warps);
+    L.spin_yields = module_has(m, reads_envreg);
     uint32_t nkernels = 0;
     for (uint32_t i = 0; i < m->nitems; i++) {
         const ptx_item *it = &m->items[i];

@@ -37,6 +37,7 @@ typedef struct lw {
     uint32_t static_smem, dyn_smem_align;
     lower_global *globals_out; /* exported variables, for lower_result */
     uint32_t nglobals, capglobals;
+    bool spin_yields;    /* strong loads yield first: the module may spin on a grid barrier */
     char vm_isa;         /* libmvec variant: 'e' (AVX-512, 16 lanes), 'd' (AVX2, 8), 'b' (SSE, 4) */
     unsigned vm_width;
 } lw;

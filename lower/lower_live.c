@@ -145,7 +145,7 @@ static bool opd_uniform(fn *F, const ptx_operand *o)
     case PTX_OPD_SREG:
         switch (o->sreg) {
         case PTX_SREG_NTID: case PTX_SREG_NCTAID: case PTX_SREG_CTAID: case PTX_SREG_WARPID:
-        case PTX_SREG_NWARPID: case PTX_SREG_DYNAMIC_SMEM_SIZE:
+        case PTX_SREG_NWARPID: case PTX_SREG_DYNAMIC_SMEM_SIZE: case PTX_SREG_ENVREG:
             return true;
         default:
             return false;

@@ -421,6 +421,8 @@ static void lower_sem_access(fn *F, const ptx_instr *in, LLVMValueRef mask)
     }
     if (in->flags & PTX_FLAG_BIT(MMIO))
         a.is_volatile = true;
+    if (!store && L->spin_yields)
+        yield_warp(F);
     LLVMValueRef base = address_of(F, in, &in->opds[store ? 0 : 1], in->mod[PTX_CAT_SPACE]);
     for (uint32_t k = 0; k < n; k++) {
         a.addrs = k ? LLVMBuildAdd(L->b, base, splat(L, const_i64(L, k * size)), "") : base;

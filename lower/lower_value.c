@@ -273,6 +273,10 @@ LLVMValueRef read_sreg(fn *F, const ptx_operand *o)
     }
     case PTX_SREG_NSMID:
         return splat(L, const_i32(L, 1));
+    case PTX_SREG_ENVREG: { /* per launch, from the runtime (abi.h) */
+        LLVMValueRef launch = load_field(F, F->cta, PTXJIT_CTA_GRID, L->ptr);
+        return splat(L, load_field(F, launch, PTXJIT_GRID_ENVREG + 4 * (o->sreg_index % 32), L->i32));
+    }
     /* A cluster is one CTA: cluster ids are CTA ids, the CTA is rank 0. */
     case PTX_SREG_CLUSTERID:
     case PTX_SREG_NCLUSTERID:

@@ -12,6 +12,8 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <sched.h>
+#include <stdalign.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,12 +35,16 @@ typedef struct cta_barrier {
 } cta_barrier;
 
 typedef struct launch_ctx launch_ctx;
+typedef struct worker worker;
 
-typedef struct worker {
+/* One resident CTA: its warps' fibers, barriers and shared window.  A
+ * worker runs one CTA at a time, or, for a cooperative launch, every CTA
+ * of its share of the grid at once (interleaved as fibers), so that a
+ * grid-wide barrier can complete. */
+typedef struct cta_slot {
     ptxjit_cta cta;
-    launch_ctx *lc;
+    worker *w;
     rt_shared_window shared;
-    rt_fiber sched;
     rt_fiber *fibers;
     void **stacks;
     uint32_t nfibers;
@@ -48,11 +54,20 @@ typedef struct worker {
     cta_barrier bars[NSLOTS];
     uint32_t red_out[MAX_WARPS];       /* bar.red result for each waiting warp */
     uint32_t cluster_phase[MAX_WARPS]; /* the barrier.cluster phase each warp arrived at */
-    void *stack_top;                   /* warps as a loop: the frame below which they run */
     uint32_t *printf_seq;
     uint32_t nseq;
+} cta_slot;
+
+struct worker {
+    launch_ctx *lc;
+    rt_fiber sched;
+    cta_slot *slots;                   /* grown to the most CTAs a chunk held */
+    uint32_t nslots;
+    cta_slot *cur;                     /* the CTA running (or faulting) now */
+    void *stack_top;                   /* warps as a loop: the frame below which they run */
+    uint32_t yields;                   /* spin-wait yields, to give the CPU up now and then */
     rt_fault fault;
-} worker;
+};
 
 /* Launches from several threads run at once: each worker index (pool
  * thread or launching thread) has its own state, grown by the chunk that
@@ -70,12 +85,29 @@ struct launch_ctx {
     ptxjit_grid launch;
     size_t smem;             /* shared bytes per CTA, static and dynamic */
     uint32_t nwarps;
+    uint32_t resident;       /* cooperative: CTAs a worker runs at once; else 0 */
     rt_printf_log *log;
     atomic_int failed;
     pthread_mutex_t lock;
     rt_status status;
     char msg[640];
+    /* The grid barrier's workspace (cooperative launches): generated code
+     * finds it through %envreg1:%envreg2 and counts arrivals at word 1. */
+    alignas(16) uint32_t grid_workspace[4];
 };
+
+/* The offsets abi.h gives the generated code. */
+_Static_assert(offsetof(ptxjit_grid, nctaid) == PTXJIT_GRID_NCTAID, "abi.h");
+_Static_assert(offsetof(ptxjit_grid, ntid) == PTXJIT_GRID_NTID, "abi.h");
+_Static_assert(offsetof(ptxjit_grid, dynamic_smem) == PTXJIT_GRID_DYNAMIC_SMEM, "abi.h");
+_Static_assert(offsetof(ptxjit_grid, nthreads) == PTXJIT_GRID_NTHREADS, "abi.h");
+_Static_assert(offsetof(ptxjit_grid, params) == PTXJIT_GRID_PARAMS, "abi.h");
+_Static_assert(offsetof(ptxjit_grid, envreg) == PTXJIT_GRID_ENVREG, "abi.h");
+_Static_assert(offsetof(ptxjit_cta, launch) == PTXJIT_CTA_GRID, "abi.h");
+_Static_assert(offsetof(ptxjit_cta, ctaid) == PTXJIT_CTA_CTAID, "abi.h");
+_Static_assert(offsetof(ptxjit_cta, nwarps) == PTXJIT_CTA_NWARPS, "abi.h");
+_Static_assert(offsetof(ptxjit_cta, cta_linear) == PTXJIT_CTA_LINEAR, "abi.h");
+_Static_assert(offsetof(ptxjit_cta, shared) == PTXJIT_CTA_SHARED, "abi.h");
 
 rt_device *rt_device_create(unsigned threads)
 {
@@ -97,15 +129,22 @@ rt_device *rt_device_create(unsigned threads)
     return d;
 }
 
+static void slot_free(cta_slot *s)
+{
+    for (uint32_t i = 0; i < s->nfibers; i++)
+        rt_stack_free(s->stacks[i], FIBER_STACK);
+    free(s->stacks);
+    free(s->fibers);
+    free(s->state);
+    rt_shared_window_free(&s->shared);
+    free(s->printf_seq);
+}
+
 static void worker_free(worker *w)
 {
-    for (uint32_t i = 0; i < w->nfibers; i++)
-        rt_stack_free(w->stacks[i], FIBER_STACK);
-    free(w->stacks);
-    free(w->fibers);
-    free(w->state);
-    rt_shared_window_free(&w->shared);
-    free(w->printf_seq);
+    for (uint32_t i = 0; i < w->nslots; i++)
+        slot_free(&w->slots[i]);
+    free(w->slots);
 }
 
 void rt_device_destroy(rt_device *d)
@@ -121,135 +160,186 @@ void rt_device_destroy(rt_device *d)
 
 unsigned rt_device_workers(const rt_device *d) { return d->nworkers; }
 
-/* Grows the worker's reusable state for this launch's shape. */
-static bool worker_prepare(worker *w, const rt_kernel *k, uint32_t nwarps, size_t smem,
-                           uint32_t nthreads)
+/* A cooperative launch interleaves its resident CTAs, so their warps are
+ * always fibers; otherwise warps are fibers only when they can wait for
+ * each other. */
+static bool runs_fibers(const launch_ctx *lc, uint32_t nwarps)
 {
-    if (!rt_shared_window_resize(&w->shared, smem, k->dyn_smem_align > 64 ? k->dyn_smem_align : 64))
+    return lc->resident ? true : lc->k->uses_barriers && nwarps > 1;
+}
+
+/* Grows one CTA slot's reusable state for this launch's shape. */
+static bool slot_prepare(cta_slot *s, const launch_ctx *lc, size_t smem)
+{
+    const rt_kernel *k = lc->k;
+    uint32_t nwarps = lc->nwarps, nthreads = lc->launch.nthreads;
+    if (!rt_shared_window_resize(&s->shared, smem, k->dyn_smem_align > 64 ? k->dyn_smem_align : 64))
         return false;
-    if (nthreads > w->nseq) {
-        free(w->printf_seq);
-        w->printf_seq = calloc(nthreads, sizeof *w->printf_seq);
-        w->nseq = w->printf_seq ? nthreads : 0;
-        if (!w->printf_seq)
+    if (nthreads > s->nseq) {
+        free(s->printf_seq);
+        s->printf_seq = calloc(nthreads, sizeof *s->printf_seq);
+        s->nseq = s->printf_seq ? nthreads : 0;
+        if (!s->printf_seq)
             return false;
     }
-    if (!k->uses_barriers || nwarps <= w->nfibers)
+    /* warp states also serve barriers when one warp runs in a loop */
+    if (!(lc->resident || k->uses_barriers) || nwarps <= s->nfibers)
         return true;
-    rt_fiber *f = realloc(w->fibers, nwarps * sizeof *f);
+    rt_fiber *f = realloc(s->fibers, nwarps * sizeof *f);
     if (f)
-        w->fibers = f;
-    void **s = realloc(w->stacks, nwarps * sizeof *s);
-    if (s)
-        w->stacks = s;
-    uint8_t *st = realloc(w->state, nwarps);
+        s->fibers = f;
+    void **st = realloc(s->stacks, nwarps * sizeof *st);
     if (st)
-        w->state = st;
-    if (!f || !s || !st)
+        s->stacks = st;
+    uint8_t *state = realloc(s->state, nwarps);
+    if (state)
+        s->state = state;
+    if (!f || !st || !state)
         return false;
-    for (; w->nfibers < nwarps; w->nfibers++)
-        if (!(w->stacks[w->nfibers] = rt_stack_alloc(FIBER_STACK)))
+    for (; s->nfibers < nwarps; s->nfibers++)
+        if (!(s->stacks[s->nfibers] = rt_stack_alloc(FIBER_STACK)))
+            return false;
+    return true;
+}
+
+/* Makes room for `n` resident CTAs and prepares each. */
+static bool worker_prepare(worker *w, const launch_ctx *lc, uint32_t n, size_t smem)
+{
+    if (n > w->nslots) {
+        cta_slot *s = realloc(w->slots, n * sizeof *s);
+        if (!s)
+            return false;
+        memset(s + w->nslots, 0, (n - w->nslots) * sizeof *s);
+        w->slots = s;
+        w->nslots = n;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        if (!slot_prepare(&w->slots[i], lc, smem))
             return false;
     return true;
 }
 
 /* ---- warps as fibers ---- */
 
-/* Leaves warp `from` for the next runnable warp, round robin, switching
- * straight to it; back to the scheduler only when none can run. */
-static void yield_to_next(worker *w, uint32_t from)
+/* Leaves warp `from` for the next runnable warp of its CTA, round robin,
+ * switching straight to it; back to the scheduler only when none can run. */
+static void yield_to_next(cta_slot *s, uint32_t from)
 {
-    uint32_t n = w->cta.nwarps;
+    uint32_t n = s->cta.nwarps;
     for (uint32_t k = 1; k <= n; k++) {
         uint32_t i = (from + k) % n;
-        if (w->state[i] == WARP_RUNNABLE) {
+        if (s->state[i] == WARP_RUNNABLE) {
             if (i == from)
                 return; /* only this warp can run: keep going */
-            w->cur_warp = i;
-            rt_fiber_switch(&w->fibers[from], &w->fibers[i]);
+            s->cur_warp = i;
+            rt_fiber_switch(&s->fibers[from], &s->fibers[i]);
             return;
         }
     }
-    rt_fiber_switch(&w->fibers[from], &w->sched);
+    rt_fiber_switch(&s->fibers[from], &s->w->sched);
 }
 
-static void barrier_complete(worker *w, uint32_t slot)
+static void barrier_complete(cta_slot *s, uint32_t slot)
 {
-    cta_barrier *b = &w->bars[slot];
+    cta_barrier *b = &s->bars[slot];
     b->arrived = 0;
     b->phase++;
-    for (uint32_t i = 0; i < w->cta.nwarps; i++)
-        if (w->state[i] == WARP_BLOCKED + slot) {
-            w->state[i] = WARP_RUNNABLE;
-            w->red_out[i] = b->red_acc;
+    for (uint32_t i = 0; i < s->cta.nwarps; i++)
+        if (s->state[i] == WARP_BLOCKED + slot) {
+            s->state[i] = WARP_RUNNABLE;
+            s->red_out[i] = b->red_acc;
         }
 }
 
 /* Barriers waiting for every live warp may now be complete. */
-static void warp_exited(worker *w)
+static void warp_exited(cta_slot *s)
 {
-    w->live_warps--;
+    s->live_warps--;
     for (uint32_t slot = 0; slot < NSLOTS; slot++) {
-        cta_barrier *b = &w->bars[slot];
-        if (b->arrived && !b->expected && b->arrived >= w->live_warps)
-            barrier_complete(w, slot);
+        cta_barrier *b = &s->bars[slot];
+        if (b->arrived && !b->expected && b->arrived >= s->live_warps)
+            barrier_complete(s, slot);
     }
 }
 
 static void fiber_main(void *arg)
 {
-    worker *w = arg;
-    uint32_t warp = w->cur_warp;
-    w->lc->k->fn(&w->cta, warp);
-    w->state[warp] = WARP_DONE;
-    warp_exited(w);
-    yield_to_next(w, warp);
+    cta_slot *s = arg;
+    uint32_t warp = s->cur_warp;
+    s->w->lc->k->fn(&s->cta, warp);
+    s->state[warp] = WARP_DONE;
+    warp_exited(s);
+    yield_to_next(s, warp);
 }
 
 /* Every live warp is blocked: nothing can arrive any more, so the
  * barriers they wait at complete with the warps they have. */
-static void release_all(worker *w, uint32_t nwarps)
+static void release_all(cta_slot *s)
 {
-    for (uint32_t i = 0; i < nwarps; i++)
-        if (w->state[i] >= WARP_BLOCKED)
-            barrier_complete(w, w->state[i] - WARP_BLOCKED);
+    for (uint32_t i = 0; i < s->cta.nwarps; i++)
+        if (s->state[i] >= WARP_BLOCKED)
+            barrier_complete(s, s->state[i] - WARP_BLOCKED);
 }
 
-static void run_warps_as_fibers(worker *w, uint32_t nwarps)
+/* The CTA's next runnable warp after the one that ran last; -1 if none. */
+static int next_runnable(const cta_slot *s)
 {
-    for (uint32_t i = 0; i < nwarps; i++) {
-        w->state[i] = WARP_RUNNABLE;
-        rt_fiber_init(&w->fibers[i], w->stacks[i], FIBER_STACK, fiber_main, w);
+    uint32_t n = s->cta.nwarps;
+    for (uint32_t k = 1; k <= n; k++) {
+        uint32_t i = (s->cur_warp + k) % n;
+        if (s->state[i] == WARP_RUNNABLE)
+            return (int)i;
     }
-    for (;;) {
-        uint32_t done = 0, runnable = 0;
-        for (uint32_t i = 0; i < nwarps; i++) {
-            done += w->state[i] == WARP_DONE;
-            runnable += w->state[i] == WARP_RUNNABLE;
-        }
-        if (done == nwarps)
-            return;
-        if (!runnable)
-            release_all(w, nwarps);
-        for (uint32_t i = 0; i < nwarps; i++)
-            if (w->state[i] == WARP_RUNNABLE) { /* warps pass control among themselves */
-                w->cur_warp = i;
-                rt_fiber_switch(&w->sched, &w->fibers[i]);
-                break;
+    return -1;
+}
+
+static void start_fibers(cta_slot *s)
+{
+    for (uint32_t i = 0; i < s->cta.nwarps; i++) {
+        s->state[i] = WARP_RUNNABLE;
+        rt_fiber_init(&s->fibers[i], s->stacks[i], FIBER_STACK, fiber_main, s);
+    }
+    s->cur_warp = s->cta.nwarps - 1; /* warp 0 runs first */
+}
+
+/* Runs the warps of the worker's first n CTAs until all have exited.  Warps
+ * of one CTA pass control among themselves; the scheduler takes over when
+ * none of them can run, or when one yields to the other CTAs. */
+static void run_fibers(worker *w, uint32_t n)
+{
+    for (uint32_t c = 0; c < n; c++)
+        start_fibers(&w->slots[c]);
+    for (bool live = true; live;) {
+        live = false;
+        for (uint32_t c = 0; c < n; c++) {
+            cta_slot *s = &w->slots[c];
+            if (!s->live_warps)
+                continue;
+            live = true;
+            int i = next_runnable(s);
+            if (i < 0) {
+                release_all(s);
+                i = next_runnable(s);
             }
+            if (i < 0)
+                continue;
+            s->cur_warp = (uint32_t)i;
+            w->cur = s;
+            rt_fiber_switch(&w->sched, &s->fibers[i]);
+        }
     }
 }
 
-static bool as_fibers(const worker *w)
+static bool as_fibers(const cta_slot *s)
 {
-    return w->lc->k->uses_barriers && w->cta.nwarps > 1;
+    return runs_fibers(s->w->lc, s->cta.nwarps);
 }
 
 /* Warp `warp` arrives at barrier `slot` (threads: the expected thread
  * count, 0 for all); `red` is its bar.red contribution under `op`. */
-static void barrier_arrive(worker *w, uint32_t slot, uint32_t threads, uint32_t op, uint32_t red)
+static void barrier_arrive(cta_slot *s, uint32_t slot, uint32_t threads, uint32_t op, uint32_t red)
 {
-    cta_barrier *b = &w->bars[slot];
+    cta_barrier *b = &s->bars[slot];
     if (!b->arrived) {
         b->expected = (threads + PTXJIT_WARP_SIZE - 1) / PTXJIT_WARP_SIZE;
         b->red_acc = op == PTXJIT_BAR_RED_AND;
@@ -261,95 +351,130 @@ static void barrier_arrive(worker *w, uint32_t slot, uint32_t threads, uint32_t 
     else if (op == PTXJIT_BAR_RED_OR)
         b->red_acc |= red;
     b->arrived++;
-    if (b->arrived >= (b->expected ? b->expected : w->live_warps))
-        barrier_complete(w, slot);
+    if (b->arrived >= (b->expected ? b->expected : s->live_warps))
+        barrier_complete(s, slot);
 }
 
 /* Blocks warp `warp` until barrier `slot` has completed phase `phase`,
  * running the other warps meanwhile. */
-static void barrier_wait(worker *w, uint32_t warp, uint32_t slot, uint32_t phase)
+static void barrier_wait(cta_slot *s, uint32_t warp, uint32_t slot, uint32_t phase)
 {
-    while (w->bars[slot].phase == phase) {
-        w->state[warp] = (uint8_t)(WARP_BLOCKED + slot);
-        yield_to_next(w, warp);
+    while (s->bars[slot].phase == phase) {
+        s->state[warp] = (uint8_t)(WARP_BLOCKED + slot);
+        yield_to_next(s, warp);
     }
 }
 
 uint32_t ptxjit_rt_bar(ptxjit_cta *cta, uint32_t warp, uint32_t id, uint32_t threads, uint32_t op,
                        uint32_t value)
 {
-    worker *w = cta->worker;
+    cta_slot *s = cta->worker;
     if (op == PTXJIT_BAR_RED_SPLIT)
         rt_fault_raise(RT_ERR_TRAP, "barrier reduction at PTX line %u reached by the lanes of one warp "
                                     "at different instructions (not supported)", id);
     uint32_t slot = op >= PTXJIT_BAR_CLUSTER_ARRIVE ? CLUSTER_BARRIER : id % NBARRIERS;
     if (op == PTXJIT_BAR_CLUSTER_WAIT) {
-        if (as_fibers(w))
-            barrier_wait(w, warp, slot, w->cluster_phase[warp]);
+        if (as_fibers(s))
+            barrier_wait(s, warp, slot, s->cluster_phase[warp]);
         return 0;
     }
-    cta_barrier *b = &w->bars[slot];
+    cta_barrier *b = &s->bars[slot];
     uint32_t phase = b->phase;
     if (op == PTXJIT_BAR_CLUSTER_ARRIVE)
-        w->cluster_phase[warp] = phase;
-    barrier_arrive(w, slot, threads, op, value);
+        s->cluster_phase[warp] = phase;
+    barrier_arrive(s, slot, threads, op, value);
     if (op == PTXJIT_BAR_ARRIVE || op == PTXJIT_BAR_CLUSTER_ARRIVE)
         return 0;
     if (b->phase != phase) /* this arrival completed it */
         return b->red_acc;
-    if (as_fibers(w))
-        barrier_wait(w, warp, slot, phase);
-    return w->red_out[warp];
+    if (as_fibers(s))
+        barrier_wait(s, warp, slot, phase);
+    return s->red_out[warp];
 }
 
-/* A warp waiting for another (mbarrier tests, nanosleep) lets the others run. */
+/* A warp waiting for another (mbarrier tests, nanosleep, polling loads in
+ * grid barriers) lets the others run: in a cooperative launch the other
+ * resident CTAs too.  It may be waiting for a CTA on another worker, so
+ * now and then the worker also gives its CPU up. */
 void ptxjit_rt_yield(ptxjit_cta *cta, uint32_t warp)
 {
-    worker *w = cta->worker;
-    if (as_fibers(w))
-        yield_to_next(w, warp);
+    cta_slot *s = cta->worker;
+    worker *w = s->w;
+    if ((++w->yields & 63) == 0)
+        sched_yield();
+    if (w->lc->resident && atomic_load(&w->lc->failed))
+        rt_fault_raise(RT_ERR_TRAP, "stopped: another block of the cooperative launch failed");
+    if (w->lc->resident) {
+        s->cur_warp = warp;
+        rt_fiber_switch(&s->fibers[warp], &w->sched);
+    } else if (as_fibers(s)) {
+        yield_to_next(s, warp);
+    }
 }
 
 /* The .local window of a warp: its fiber stack, or the stack below the
  * frame that runs the warps in a loop (which holds every .local frame). */
 void ptxjit_rt_local_window(ptxjit_cta *cta, uint32_t warp, uint64_t *bounds)
 {
-    worker *w = cta->worker;
-    if (as_fibers(w)) {
-        bounds[0] = (uint64_t)(uintptr_t)w->stacks[warp];
+    cta_slot *s = cta->worker;
+    if (as_fibers(s)) {
+        bounds[0] = (uint64_t)(uintptr_t)s->stacks[warp];
         bounds[1] = bounds[0] + FIBER_STACK;
         return;
     }
     bounds[0] = (uint64_t)(uintptr_t)__builtin_frame_address(0);
-    bounds[1] = (uint64_t)(uintptr_t)w->stack_top;
+    bounds[1] = (uint64_t)(uintptr_t)s->w->stack_top;
 }
 
 void rt_shim_printf_record(ptxjit_cta *cta, uint32_t thread, const char *text, size_t len)
 {
-    worker *w = cta->worker;
-    uint32_t seq = thread < w->nseq ? w->printf_seq[thread]++ : 0;
-    rt_printf_log_add(w->lc->log, cta->cta_linear, thread, seq, text, len);
+    cta_slot *s = cta->worker;
+    uint32_t seq = thread < s->nseq ? s->printf_seq[thread]++ : 0;
+    rt_printf_log_add(s->w->lc->log, cta->cta_linear, thread, seq, text, len);
 }
 
 /* ---- CTAs ---- */
 
+/* Makes slot s the CTA `linear` of the launch. */
+static void cta_begin(worker *w, cta_slot *s, uint64_t linear)
+{
+    launch_ctx *lc = w->lc;
+    const ptxjit_grid *L = &lc->launch;
+    s->w = w;
+    s->cta.launch = L;
+    s->cta.worker = s;
+    s->cta.shared = s->shared.base;
+    s->cta.nwarps = lc->nwarps;
+    s->cta.cta_linear = linear;
+    s->cta.ctaid[0] = (uint32_t)(linear % L->nctaid[0]);
+    s->cta.ctaid[1] = (uint32_t)(linear / L->nctaid[0] % L->nctaid[1]);
+    s->cta.ctaid[2] = (uint32_t)(linear / L->nctaid[0] / L->nctaid[1]);
+    memset(s->printf_seq, 0, L->nthreads * sizeof *s->printf_seq);
+    memset(s->bars, 0, sizeof s->bars);
+    s->live_warps = s->cta.nwarps;
+}
+
 static void run_cta(worker *w, uint64_t linear)
 {
-    const ptxjit_grid *L = w->cta.launch;
-    w->cta.cta_linear = linear;
-    w->cta.ctaid[0] = (uint32_t)(linear % L->nctaid[0]);
-    w->cta.ctaid[1] = (uint32_t)(linear / L->nctaid[0] % L->nctaid[1]);
-    w->cta.ctaid[2] = (uint32_t)(linear / L->nctaid[0] / L->nctaid[1]);
-    memset(w->printf_seq, 0, L->nthreads * sizeof *w->printf_seq);
-    memset(w->bars, 0, sizeof w->bars);
-    w->live_warps = w->cta.nwarps;
-    if (as_fibers(w)) {
-        run_warps_as_fibers(w, w->cta.nwarps);
+    cta_slot *s = &w->slots[0];
+    cta_begin(w, s, linear);
+    w->cur = s;
+    if (as_fibers(s)) {
+        run_fibers(w, 1);
         return;
     }
     w->stack_top = __builtin_frame_address(0);
-    for (uint32_t i = 0; i < w->cta.nwarps; i++)
-        w->lc->k->fn(&w->cta, i);
+    for (uint32_t i = 0; i < s->cta.nwarps; i++)
+        w->lc->k->fn(&s->cta, i);
+}
+
+/* A cooperative chunk: all its CTAs are resident together. */
+static void run_resident(worker *w, uint64_t begin, uint64_t end)
+{
+    uint32_t n = (uint32_t)(end - begin);
+    for (uint32_t c = 0; c < n; c++)
+        cta_begin(w, &w->slots[c], begin + c);
+    run_fibers(w, n);
 }
 
 static const char *signal_name(int sig)
@@ -362,12 +487,13 @@ static const char *signal_name(int sig)
     }
 }
 
-static void record_failure(launch_ctx *lc, worker *w, uint64_t cta)
+static void record_failure(launch_ctx *lc, worker *w)
 {
     pthread_mutex_lock(&lc->lock);
     if (!lc->status) {
         lc->status = (rt_status)w->fault.kind;
-        const uint32_t *id = w->cta.ctaid;
+        static const uint32_t none[3];
+        const uint32_t *id = w->cur ? w->cur->cta.ctaid : none;
         if (w->fault.kind == RT_ERR_FAULT)
             snprintf(lc->msg, sizeof lc->msg, "kernel '%s': %s at address 0x%lx in block (%u,%u,%u)",
                      lc->k->name, signal_name(w->fault.sig), (unsigned long)w->fault.addr, id[0],
@@ -375,7 +501,6 @@ static void record_failure(launch_ctx *lc, worker *w, uint64_t cta)
         else
             snprintf(lc->msg, sizeof lc->msg, "kernel '%s': %s in block (%u,%u,%u)", lc->k->name,
                      w->fault.msg, id[0], id[1], id[2]);
-        (void)cta;
     }
     pthread_mutex_unlock(&lc->lock);
     atomic_store(&lc->failed, 1);
@@ -387,25 +512,25 @@ static int run_chunk(void *ctx, unsigned wi, uint64_t begin, uint64_t end)
     worker *w = &lc->d->workers[wi];
     if (atomic_load(&lc->failed))
         return 1;
-    if (!worker_prepare(w, lc->k, lc->nwarps, lc->smem ? lc->smem : 1, lc->launch.nthreads)) {
+    w->lc = lc;
+    w->cur = NULL;
+    if (!worker_prepare(w, lc, lc->resident ? (uint32_t)(end - begin) : 1, lc->smem ? lc->smem : 1)) {
         w->fault.kind = RT_ERR_NOMEM;
         snprintf(w->fault.msg, sizeof w->fault.msg, "out of memory preparing a worker");
-        record_failure(lc, w, begin);
+        record_failure(lc, w);
         return 1;
     }
-    w->lc = lc;
-    w->cta.launch = &lc->launch;
-    w->cta.worker = w;
-    w->cta.shared = w->shared.base;
-    w->cta.nwarps = (lc->launch.nthreads + PTXJIT_WARP_SIZE - 1) / PTXJIT_WARP_SIZE;
     volatile uint64_t i = begin;
     if (RT_FAULT_TRY(&w->fault)) {
-        for (; i < end && !atomic_load(&lc->failed); i++)
-            run_cta(w, i);
+        if (lc->resident)
+            run_resident(w, begin, end);
+        else
+            for (; i < end && !atomic_load(&lc->failed); i++)
+                run_cta(w, i);
         rt_fault_disarm();
         return 0;
     }
-    record_failure(lc, w, i);
+    record_failure(lc, w);
     return 1;
 }
 
@@ -425,11 +550,51 @@ static rt_status check_config(const rt_launch_cfg *c, char *msg, size_t msglen)
     return RT_OK;
 }
 
+/* Every CTA of a cooperative grid must be resident at once. */
+static rt_status check_cooperative(const rt_device *d, const rt_launch_cfg *c, char *msg,
+                                   size_t msglen)
+{
+    uint32_t threads = c->block[0] * c->block[1] * c->block[2];
+    uint64_t nctas = (uint64_t)c->grid[0] * c->grid[1] * c->grid[2];
+    uint64_t max = rt_cooperative_max(d, threads);
+    if (!c->cooperative || nctas <= max)
+        return RT_OK;
+    snprintf(msg, msglen, "cooperative grid of %llu blocks exceeds the %llu blocks of %u threads "
+             "that %u workers run at once", (unsigned long long)nctas, (unsigned long long)max,
+             threads, d->nworkers);
+    return RT_ERR_CONFIG;
+}
+
+uint64_t rt_cooperative_max(const rt_device *d, uint32_t threads)
+{
+    if (!threads || threads > 1024)
+        return 0;
+    uint32_t warps = (threads + PTXJIT_WARP_SIZE - 1) / PTXJIT_WARP_SIZE;
+    uint32_t per_worker = RT_COOP_THREADS / PTXJIT_WARP_SIZE / warps;
+    if (per_worker > RT_COOP_CTAS)
+        per_worker = RT_COOP_CTAS;
+    return (uint64_t)per_worker * d->nworkers;
+}
+
+/* A cooperative grid runs all at once: each worker holds an equal share
+ * (one chunk each, so no chunk waits for a worker another chunk holds),
+ * and the grid barrier's workspace is zeroed and published in %envreg1
+ * (high half of its address) and %envreg2 (low half). */
+static void cooperative_setup(launch_ctx *lc, uint64_t nctas)
+{
+    uint64_t workers = lc->d->nworkers;
+    lc->resident = (uint32_t)((nctas + workers - 1) / workers);
+    memset(lc->grid_workspace, 0, sizeof lc->grid_workspace);
+    uint64_t ws = (uint64_t)(uintptr_t)lc->grid_workspace;
+    lc->launch.envreg[1] = (uint32_t)(ws >> 32);
+    lc->launch.envreg[2] = (uint32_t)ws;
+}
+
 rt_status rt_launch(rt_device *d, const rt_kernel *k, const rt_launch_cfg *cfg, char *msg,
                     size_t msglen)
 {
     rt_status st = check_config(cfg, msg, msglen);
-    if (st)
+    if (st || (st = check_cooperative(d, cfg, msg, msglen)))
         return st;
     launch_ctx lc = {.d = d, .k = k};
     pthread_mutex_init(&lc.lock, NULL);
@@ -449,8 +614,10 @@ rt_status rt_launch(rt_device *d, const rt_kernel *k, const rt_launch_cfg *cfg, 
         return RT_ERR_NOMEM;
     }
     uint64_t nctas = (uint64_t)cfg->grid[0] * cfg->grid[1] * cfg->grid[2];
+    if (cfg->cooperative)
+        cooperative_setup(&lc, nctas);
     rt_fault_install();
-    rt_pool_parallel_for(d->pool, nctas, 0, run_chunk, &lc);
+    rt_pool_parallel_for(d->pool, nctas, lc.resident, run_chunk, &lc);
     rt_fault_uninstall();
     rt_printf_log_flush(lc.log, cfg->printf_out ? cfg->printf_out : stdout);
     rt_printf_log_destroy(lc.log);

@@ -27,6 +27,7 @@ typedef struct rt_launch_cfg {
     uint32_t dyn_smem;
     const void *params;
     FILE *printf_out;        /* kernel printf output; NULL = stdout */
+    bool cooperative;        /* all CTAs resident at once, grid barrier workspace */
 } rt_launch_cfg;
 
 typedef enum rt_status {
@@ -44,6 +45,12 @@ typedef struct rt_device rt_device;
 rt_device *rt_device_create(unsigned threads);
 void rt_device_destroy(rt_device *d);
 unsigned rt_device_workers(const rt_device *d);
+
+/* Most CTAs of `threads` threads a cooperative launch may have: each
+ * worker runs its share at once, up to RT_COOP_CTAS CTAs and
+ * RT_COOP_THREADS threads (whole warps), an SM's limits. */
+enum { RT_COOP_CTAS = 32, RT_COOP_THREADS = 2048 };
+uint64_t rt_cooperative_max(const rt_device *d, uint32_t threads);
 
 /* Runs the kernel to completion.  On failure writes a message naming the
  * kernel to msg. */

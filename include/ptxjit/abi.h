@@ -20,6 +20,9 @@ typedef struct ptxjit_grid {
     uint32_t nthreads;       /* ntid.x * ntid.y * ntid.z */
     const void *params;      /* kernel parameters, laid out as CUDA lays them out */
     void *rt;                /* the runtime's launch object (opaque here) */
+    uint32_t envreg[32];     /* %envreg0..31: the grid barrier's workspace address in
+                                envreg1 (high) and envreg2 (low) for cooperative
+                                launches, otherwise 0 */
 } ptxjit_grid;
 
 /* Per-CTA state; one per worker, reused from CTA to CTA. */
@@ -38,6 +41,7 @@ typedef struct ptxjit_cta {
 #define PTXJIT_GRID_DYNAMIC_SMEM 24
 #define PTXJIT_GRID_NTHREADS 28
 #define PTXJIT_GRID_PARAMS 32
+#define PTXJIT_GRID_ENVREG 48
 #define PTXJIT_CTA_GRID 0
 #define PTXJIT_CTA_CTAID 8
 #define PTXJIT_CTA_NWARPS 20

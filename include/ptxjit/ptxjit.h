@@ -147,4 +147,16 @@ typedef struct ptxjit_launch_cfg {
 ptxjit_status ptxjit_launch(ptxjit_ctx *ctx, const ptxjit_kernel *k, const ptxjit_launch_cfg *cfg,
                             char *err, size_t errlen);
 
+/* A cooperative launch (cuLaunchCooperativeKernel): every block runs at
+ * once, so grid-wide barriers (cg::this_grid().sync()) work; a grid larger
+ * than ptxjit_max_cooperative_blocks is PTXJIT_ERR_INVALID.  In a plain
+ * launch such a barrier traps (the kernel finds no grid workspace). */
+ptxjit_status ptxjit_launch_cooperative(ptxjit_ctx *ctx, const ptxjit_kernel *k,
+                                        const ptxjit_launch_cfg *cfg, char *err, size_t errlen);
+
+/* The largest cooperative grid of blocks of `threads` threads: each worker
+ * holds its share at once, at most 32 blocks and 2048 threads (in whole
+ * warps), like an SM.  0 if threads is 0 or over 1024. */
+uint64_t ptxjit_max_cooperative_blocks(const ptxjit_ctx *ctx, uint32_t threads);
+
 #endif

@@ -2,7 +2,10 @@
  * parameter buffer), cuLaunchKernelEx with its attributes, and cooperative
  * launches; validation with the CUresults NVIDIA's driver returns, then a
  * launch operation in stream order.  A kernel fault becomes the context's
- * sticky error (ILLEGAL_ADDRESS, LAUNCH_FAILED for trap, ASSERT). */
+ * sticky error (ILLEGAL_ADDRESS, LAUNCH_FAILED for trap, ASSERT).  A
+ * cooperative grid runs all its blocks at once and gets the workspace that
+ * cg::this_grid().sync() needs; in a plain launch that sync traps
+ * (LAUNCH_FAILED), as the code nvcc emits does when is_valid() is false. */
 #include "cu_internal.h"
 
 #include <stdlib.h>
@@ -24,6 +27,7 @@ typedef struct launch_op {
     cu_op op;
     const ptxjit_kernel *k;
     ptxjit_launch_cfg cfg;
+    bool cooperative;
     unsigned char params[]; /* the parameter buffer */
 } launch_op;
 
@@ -31,6 +35,8 @@ static CUresult launch_run(cu_op *op)
 {
     launch_op *l = (launch_op *)op;
     char err[640];
+    if (l->cooperative)
+        return cu_result_of(ptxjit_launch_cooperative(cu_engine(), l->k, &l->cfg, err, sizeof err));
     return cu_result_of(ptxjit_launch(cu_engine(), l->k, &l->cfg, err, sizeof err));
 }
 
@@ -117,6 +123,7 @@ CUresult cu_launch(const cu_launch_req *r)
     }
     op->op = (cu_op){launch_run, NULL, ctx};
     op->k = f->k;
+    op->cooperative = r->cooperative;
     op->cfg = (ptxjit_launch_cfg){.shared_bytes = r->smem, .params = op->params};
     memcpy(op->cfg.grid, r->grid, sizeof op->cfg.grid);
     memcpy(op->cfg.block, r->block, sizeof op->cfg.block);

@@ -2,7 +2,8 @@
 # The `ptxjit run` contract: --arg specs (iota, fill, zeros, file, rand),
 # --print, --out (raw bytes), -k selection (listing the kernels), usage
 # errors (exit 2, naming the argument or parameter), kernel faults, traps and
-# asserts (exit 1, naming the kernel), --repeat and --stats, printf order
+# asserts (exit 1, naming the kernel), --cooperative (grid barriers), --repeat
+# and --stats, printf order
 # (by block, then thread) and the .reqntid default block.
 set -u
 ptxjit=$1
@@ -52,6 +53,18 @@ expect repeat 0 "$ptxjit" run "$vec" -k vec_add -g 1 -b 32 --arg 'f32[32]:iota' 
     --arg 'f32[32]:iota' --arg 'f32[32]:zeros' --arg s32:32 --repeat 3 --stats
 grep_out repeat 'kernel time: min [0-9.]+ ms, median [0-9.]+ ms over 3 runs'
 grep_out repeat '^parse [0-9.]+ ms, lower [0-9.]+ ms, optimize'
+
+# grid_ranks: rank[] then, after a grid barrier, count[0] = slots out of place (0).
+gs=$tests/ptx/corpus/grid_sync.sm_80.ptx
+expect cooperative 0 "$ptxjit" run "$gs" -k grid_ranks -g 4 -b 32 --cooperative \
+    --arg 'u32[128]:fill=7' --arg 'u32[1]:fill=9' --print 1
+grep_out cooperative '^ *0: +0$'
+expect cooperative-plain 1 "$ptxjit" run "$gs" -k grid_ranks -g 4 -b 32 \
+    --arg 'u32[128]:zeros' --arg 'u32[1]:zeros'
+grep_out cooperative-plain "kernel 'grid_ranks': trap"
+expect cooperative-too-large 2 "$ptxjit" run "$gs" -k grid_ranks -g 100000 -b 32 --cooperative \
+    --arg 'u32[3200000]:zeros' --arg 'u32[1]:zeros'
+grep_out cooperative-too-large "cooperative grid of 100000 blocks exceeds"
 
 expect printf-order 0 "$ptxjit" run "$tests/ptx/corpus/printf_kernel.sm_80.ptx" -k print_grid_info -g 2 -b 40
 grep_out printf-order '^block \(0,0,0\) thread \(0,0,0\) of grid \(2,1,1\) x block \(40,1,1\)$'
