@@ -363,13 +363,14 @@ LLVMTypeRef lower_func_type(lw *L, const ptx_func *f)
 
 
 
-/* Warps run as fibers when one may wait for another: CTA barriers, and
- * the waits that yield (mbarrier tests, nanosleep). */
+/* Warps run as fibers when one may wait for another: CTA barriers, the
+ * waits that yield (mbarrier tests, nanosleep) and polling accesses, which
+ * yield inside loops (a warp spinning on a flag or lock of another warp). */
 static bool waits_for_warps(const ptx_instr *in)
 {
     ptx_opcode op = in->op;
     return (ptx_op_effects(op) & E_SYNC) || op == PTX_OP_MBARRIER_TEST_WAIT ||
-           op == PTX_OP_MBARRIER_TRY_WAIT || op == PTX_OP_NANOSLEEP;
+           op == PTX_OP_MBARRIER_TRY_WAIT || op == PTX_OP_NANOSLEEP || is_polling_access(in);
 }
 
 /* A module that reads %envreg takes the grid barrier's workspace (cg::
@@ -440,6 +441,7 @@ void split_blocks(fn *F, const uint8_t *split)
     free(F->block_of_stmt);
     free(F->next_block);
     free(F->from_later);
+    free(F->may_repeat);
     F->block_of_stmt = calloc(f->nbody + 1, sizeof *F->block_of_stmt);
     uint32_t b = 0;
     bool fresh = true;
@@ -532,7 +534,7 @@ static void lower_body(fn *F)
             if (b == UINT32_MAX)
                 break;
             /* Blocks skipped by numbering (none in practice) fall through. */
-            cur = b;
+            cur = F->cur_block = b;
             last = NULL;
             LLVMPositionBuilderAtEnd(L->b, F->blocks[b]);
             LLVMValueRef pc = LLVMBuildLoad2(L->b, vec_of(L->i32), F->pc, "pc");
@@ -626,6 +628,7 @@ static void lower_function(lw *L, const ptx_func *f)
     free(F.park_block);
     free(F.cta_barrier_block);
     free(F.from_later);
+    free(F.may_repeat);
 }
 
 static void init_types(lw *L)

@@ -405,6 +405,7 @@ bool lower_atomic(fn *F, const ptx_instr *in, LLVMValueRef mask)
                  ptx_type_name(o.t), why);
         return true;
     }
+    yield_before_poll(F, in);
     uint8_t sp = in->mod[PTX_CAT_SPACE];
     o.size = ptx_type_size(o.t);
     o.it = LLVMIntTypeInContext(L->ctx, 8 * o.size);

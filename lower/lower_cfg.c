@@ -78,8 +78,13 @@ static void mark_from_later(fn *F, const graph *g, const uint32_t *rpo, uint32_t
             }
     }
     F->from_later = calloc(n, 1);
-    for (uint32_t b = 0; b < n; b++)
+    F->may_repeat = calloc(n, 1);
+    for (uint32_t b = 0; b < n; b++) {
         F->from_later[rpo[b]] = reach[b] > rpo[b] + 1;
+        F->may_repeat[rpo[b]] = F->from_later[rpo[b]];
+        for (uint32_t e = 0; e < g->nsucc[b]; e++)
+            F->may_repeat[rpo[b]] |= g->succ[g->first[b] + e] == b; /* a self-loop */
+    }
     free(reach);
 }
 

@@ -71,8 +71,10 @@ typedef struct fn {
     uint8_t *cta_barrier_block;  /* the block starts with a CTA barrier */
     LLVMValueRef bar_done;       /* alloca i32: lanes whose warp arrived at a barrier for them */
     uint8_t *from_later;         /* a block of higher number can reach the block (lower_cfg.c) */
+    uint8_t *may_repeat;         /* from_later, or a block that branches to itself: it may run again */
     bool parking;                /* some block parks lanes */
     uint32_t nblocks;
+    uint32_t cur_block;          /* the block being lowered */
     ptrmap regs;                 /* ptx_var* -> reg_slot[] (one per element) */
     ptrmap params;               /* ptx_var* (.param of a .func or call site) -> per-lane storage */
     ptrmap locals;               /* ptx_var* (.local) -> per-lane storage */
@@ -120,6 +122,8 @@ void init_sregs(fn *F);
 LLVMValueRef address_of(fn *F, const ptx_instr *in, const ptx_operand *a, uint8_t space);
 LLVMValueRef var_address(fn *F, const ptx_operand *o, ptx_loc loc);
 bool lower_mem(fn *F, const ptx_instr *in, LLVMValueRef mask);
+bool is_polling_access(const ptx_instr *in);
+void yield_before_poll(fn *F, const ptx_instr *in);
 LLVMValueRef masked_load(fn *F, LLVMValueRef ptrs, LLVMTypeRef elem, uint32_t align,
                          LLVMValueRef mask);
 void masked_store(fn *F, LLVMValueRef ptrs, LLVMValueRef val, uint32_t align, LLVMValueRef mask);

@@ -421,8 +421,7 @@ static void lower_sem_access(fn *F, const ptx_instr *in, LLVMValueRef mask)
     }
     if (in->flags & PTX_FLAG_BIT(MMIO))
         a.is_volatile = true;
-    if (!store && L->spin_yields)
-        yield_warp(F);
+    yield_before_poll(F, in);
     LLVMValueRef base = address_of(F, in, &in->opds[store ? 0 : 1], in->mod[PTX_CAT_SPACE]);
     for (uint32_t k = 0; k < n; k++) {
         a.addrs = k ? LLVMBuildAdd(L->b, base, splat(L, const_i64(L, k * size)), "") : base;
@@ -529,14 +528,39 @@ static bool lower_stack(fn *F, const ptx_instr *in, LLVMValueRef mask)
     return true;
 }
 
+/* An ld with a memory order (.volatile, .relaxed, .acquire) or .mmio: the
+ * loads a warp waits on. */
+static bool is_strong(const ptx_instr *in)
+{
+    return (in->mod[PTX_CAT_SEM] && in->mod[PTX_CAT_SEM] != PTX_SEM_WEAK) || (in->flags & PTX_FLAG_BIT(MMIO));
+}
+
+/* The accesses a warp waits with: loads with a memory order, and the
+ * exch and cas that take a lock. */
+bool is_polling_access(const ptx_instr *in)
+{
+    if (in->op == PTX_OP_ATOM)
+        return in->mod[PTX_CAT_RED] == PTX_RED_CAS || in->mod[PTX_CAT_RED] == PTX_RED_EXCH;
+    return (in->op == PTX_OP_LD || in->op == PTX_OP_LDU) && is_strong(in);
+}
+
+/* A warp polling in a loop lets the others run first: the flag's writer or
+ * the lock's holder may be another warp of this CTA (or, in a cooperative
+ * launch, another CTA on this worker), which runs only when this one
+ * yields.  Weak loads and other atomics never wait, so they stay cheap. */
+void yield_before_poll(fn *F, const ptx_instr *in)
+{
+    if (is_polling_access(in) && (F->L->spin_yields || F->may_repeat[F->cur_block]))
+        yield_warp(F);
+}
+
 bool lower_mem(fn *F, const ptx_instr *in, LLVMValueRef mask)
 {
     switch (in->op) {
     case PTX_OP_LD:
     case PTX_OP_LDU:
     case PTX_OP_ST:
-        if ((in->mod[PTX_CAT_SEM] && in->mod[PTX_CAT_SEM] != PTX_SEM_WEAK) ||
-            (in->flags & PTX_FLAG_BIT(MMIO)))
+        if (is_strong(in))
             lower_sem_access(F, in, mask);
         else if (in->op == PTX_OP_ST)
             lower_st(F, in, mask);
