@@ -465,6 +465,68 @@ static void check_bulk_prefetch(checker *c, const ptx_instr *in)
         ERR(c, in->loc, "this cp.async.bulk.prefetch takes %u operands, %u given", 2u + hint, in->nopds);
 }
 
+/* createpolicy (sm_80), the ISA's three forms:
+ *   createpolicy.fractional.L2::primary{.L2::secondary}.b64 d{, fraction};
+ *   createpolicy.range{.global}.L2::primary{.L2::secondary}.b64 d, [a], primary-size, total-size;
+ *   createpolicy.cvt.L2.b64 d, access-property;
+ * primary: evict_last, evict_normal, evict_first, evict_unchanged;
+ * secondary: evict_first, evict_unchanged; fraction in (0, 1]. */
+static void check_createpolicy(checker *c, const ptx_instr *in)
+{
+    uint8_t mode = in->mod[PTX_CAT_MODE], l2 = in->mod[PTX_CAT_L2], second = in->mod[PTX_CAT_L2B];
+    uint8_t space = in->mod[PTX_CAT_SPACE];
+    if (in->types[0] != PTX_TYPE_B64 || in->ntypes != 1) {
+        ERR(c, in->loc, "createpolicy makes a .b64 cache policy");
+        return;
+    }
+    if (mode == PTX_MODE_CVT) {
+        if (in->mod[PTX_CAT_LEVEL] != PTX_LEVEL_L2 || l2 || space)
+            ERR(c, in->loc, "expected createpolicy.cvt.L2.b64");
+        else if (in->nopds != 2)
+            ERR(c, in->loc, "createpolicy.cvt takes 2 operands, %u given", in->nopds);
+        else
+            check_operand(c, in, &in->opds[1], 'U', SRC);
+        return;
+    }
+    if ((mode != PTX_MODE_FRACTIONAL && mode != PTX_MODE_RANGE) || in->mod[PTX_CAT_LEVEL]) {
+        ERR(c, in->loc, "expected createpolicy.fractional, createpolicy.range or createpolicy.cvt.L2");
+        return;
+    }
+    bool primary_ok = l2 == PTX_L2_EVICT_LAST || l2 == PTX_L2_EVICT_NORMAL || l2 == PTX_L2_EVICT_FIRST ||
+                      l2 == PTX_L2_EVICT_UNCHANGED;
+    if (!primary_ok || (second && second != PTX_L2_EVICT_FIRST && second != PTX_L2_EVICT_UNCHANGED)) {
+        ERR(c, in->loc, "createpolicy takes a primary priority (.L2::evict_last, _normal, _first or "
+                        "_unchanged), then optionally .L2::evict_first or .L2::evict_unchanged");
+        return;
+    }
+    if (mode == PTX_MODE_RANGE) {
+        if (space && space != PTX_SPACE_GLOBAL)
+            ERR(c, in->loc, "createpolicy.range applies to .global addresses");
+        else if (in->nopds != 4)
+            ERR(c, in->loc, "createpolicy.range takes 4 operands, %u given", in->nopds);
+        else
+            for (uint32_t k = 1; k < 4; k++)
+                check_operand(c, in, &in->opds[k], "Auu"[k - 1], SRC);
+        return;
+    }
+    if (space || in->nopds > 2) {
+        ERR(c, in->loc, "expected createpolicy.fractional...b64 d{, fraction}");
+        return;
+    }
+    if (in->nopds < 2)
+        return; /* fraction 1.0 */
+    const ptx_operand *f = &in->opds[1];
+    double v = f->kind == PTX_OPD_F64 ? (union { uint64_t u; double d; }){f->imm}.d
+             : f->kind == PTX_OPD_F32 ? (union { uint32_t u; float f; }){(uint32_t)f->imm}.f
+                                      : 1.0;
+    if (f->kind == PTX_OPD_F32 || f->kind == PTX_OPD_F64) {
+        if (!(v > 0.0 && v <= 1.0))
+            ERR(c, f->loc, "the fraction of createpolicy must be in (0, 1]");
+    } else {
+        check_value(c, f, PTX_TYPE_F32, SRC, false);
+    }
+}
+
 /* ---- memory-model qualifiers ---- */
 
 /* ld/st: the ISA's forms (ptxas agrees):
@@ -516,6 +578,26 @@ static void check_fence(checker *c, const ptx_instr *in)
 
 /* ---- instructions ---- */
 
+/* atom and red with .L2::cache_hint end with a .b64 cache policy, where
+ * the shape table has cas's third value (atom) or nothing checked (red);
+ * atom.cas takes none (ptxas agrees).  False after an error. */
+static bool policy_operand(checker *c, const ptx_instr *in, char *codes, uint32_t n)
+{
+    bool hint = in->mod[PTX_CAT_L2] == PTX_L2_CACHE_HINT;
+    if (!hint || (in->op != PTX_OP_ATOM && in->op != PTX_OP_RED))
+        return true;
+    if (in->mod[PTX_CAT_RED] == PTX_RED_CAS) {
+        ERR(c, in->loc, "atom.cas takes no .L2::cache_hint");
+        return false;
+    }
+    if (in->nopds < 2 || in->nopds > n) {
+        ERR(c, in->loc, "'%s' with .L2::cache_hint takes its operands and a cache policy", ptx_op_name(in->op));
+        return false;
+    }
+    codes[in->nopds - 1] = 'U';
+    return true;
+}
+
 static void check_shape(checker *c, const ptx_instr *in)
 {
     const char *shape = ptx_op_shape(in->op);
@@ -540,6 +622,8 @@ static void check_shape(checker *c, const ptx_instr *in)
                 required, n, in->nopds);
         return;
     }
+    if (!policy_operand(c, in, codes, n))
+        return;
     for (uint32_t k = 0; k < n; k++)
         if (codes[k] >= '0' && codes[k] <= '2' && (uint32_t)(codes[k] - '0') >= in->ntypes) {
             ERR(c, in->loc, "'%s' needs %u type modifier%s (e.g. .u32)", ptx_op_name(in->op),
@@ -594,6 +678,8 @@ static void check_instr(checker *c, ptx_instr *in)
         check_ld_st(c, in);
     else if (in->op == PTX_OP_FENCE || in->op == PTX_OP_MEMBAR)
         check_fence(c, in);
+    else if (in->op == PTX_OP_CREATEPOLICY)
+        check_createpolicy(c, in);
 }
 
 /* ---- declarations ---- */

@@ -247,6 +247,8 @@ static bool parse_modifier(parser *p, ptx_instr *in, const token *d)
         cat = PTX_CAT_SPACE2; /* cp.async.shared.global: destination, then source */
     else if (cat == PTX_CAT_LAYOUT && in->mod[PTX_CAT_LAYOUT])
         cat = PTX_CAT_LAYOUT2; /* mma.row.col: layout of A, then of B */
+    else if (cat == PTX_CAT_L2 && in->mod[PTX_CAT_L2] && in->op == PTX_OP_CREATEPOLICY)
+        cat = PTX_CAT_L2B; /* createpolicy: primary, then secondary priority */
     if (in->mod[cat]) {
         perr(p, d, "conflicting modifier '.%.*s' (already .%s)", (int)d->len, d->text,
              ptx_mod_text(cat, in->mod[cat]));

@@ -554,6 +554,31 @@ void yield_before_poll(fn *F, const ptx_instr *in)
         yield_warp(F);
 }
 
+/* createpolicy: a cache policy is an opaque 64-bit value that only cache
+ * hints read, and a CPU has no L2 priorities to set.  The value encodes the
+ * form (so equal requests give equal policies, as a program may compare
+ * them); .cvt passes the access property through. */
+static void lower_createpolicy(fn *F, const ptx_instr *in, LLVMValueRef mask)
+{
+    lw *L = F->L;
+    LLVMValueRef v;
+    if (in->mod[PTX_CAT_MODE] == PTX_MODE_CVT) {
+        v = read_opd(F, &in->opds[1], PTX_TYPE_B64, false);
+    } else {
+        uint64_t form = (uint64_t)in->mod[PTX_CAT_MODE] | (uint64_t)in->mod[PTX_CAT_L2] << 8 |
+                        (uint64_t)in->mod[PTX_CAT_L2B] << 16;
+        v = splat(L, const_i64(L, form));
+        if (in->mod[PTX_CAT_MODE] == PTX_MODE_FRACTIONAL) { /* the fraction defaults to 1.0 */
+            LLVMValueRef frac = in->nopds == 2 ? LLVMBuildBitCast(L->b, read_opd(F, &in->opds[1], PTX_TYPE_F32, false),
+                                                                  vec_of(L->i32), "")
+                                               : splat(L, const_i32(L, 0x3f800000));
+            frac = LLVMBuildShl(L->b, LLVMBuildZExt(L->b, frac, vec_of(L->i64), ""), splat(L, const_i64(L, 32)), "");
+            v = LLVMBuildOr(L->b, v, frac, "");
+        }
+    }
+    write_reg(F, &in->opds[0], v, PTX_TYPE_B64, false, mask);
+}
+
 bool lower_mem(fn *F, const ptx_instr *in, LLVMValueRef mask)
 {
     switch (in->op) {
@@ -585,6 +610,9 @@ bool lower_mem(fn *F, const ptx_instr *in, LLVMValueRef mask)
     case PTX_OP_APPLYPRIORITY:
     case PTX_OP_DISCARD: /* leaves the data undefined: keeping it is allowed */
         return true; /* cache hints */
+    case PTX_OP_CREATEPOLICY:
+        lower_createpolicy(F, in, mask);
+        return true;
     default:
         return false;
     }

@@ -1,0 +1,132 @@
+/* test_conform_cache_policy.c - cache policies (createpolicy, sm_80) and
+ * the accesses that take one (.L2::cache_hint), as Triton and CUDA's
+ * cuda::apply_access_property emit them, through the whole pipeline:
+ *   - loads, vector loads, stores, atom and red with a policy operand move
+ *     the same data as without one, under a partial mask (C reference);
+ *   - a policy is an opaque value, but equal requests give equal policies
+ *     (a fraction left out is 1.0) and createpolicy.cvt passes the access
+ *     property through, so a program comparing them sees what a GPU shows;
+ *   - the forms the ISA does not have are load errors naming the line
+ *     (more in tests/ptx/check/types-cache-policy.ptx). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "ptxjit/ptxjit.h"
+#include "test_util.h"
+
+#define HEADER ".version 8.0\n.target sm_80\n.address_size 64\n"
+
+static const char hints_src[] = HEADER
+    ".visible .entry hints(.param .u64 pin, .param .u64 pout, .param .u64 ppol, .param .u64 psum, .param .u32 n)\n"
+    "{\n"
+    "  .reg .pred %p<4>; .reg .b32 %r<16>; .reg .b64 %rd<24>;\n"
+    "  ld.param.u64 %rd1, [pin]; ld.param.u64 %rd2, [pout]; ld.param.u64 %rd3, [ppol];\n"
+    "  ld.param.u64 %rd4, [psum]; ld.param.u32 %r1, [n];\n"
+    "  createpolicy.fractional.L2::evict_last.b64 %rd10, 1.0;\n"
+    "  createpolicy.fractional.L2::evict_last.b64 %rd11;\n"
+    "  createpolicy.fractional.L2::evict_first.L2::evict_unchanged.b64 %rd12, 0f3E800000;\n"
+    "  createpolicy.range.global.L2::evict_last.L2::evict_first.b64 %rd13, [%rd1], 64, 4096;\n"
+    "  createpolicy.cvt.L2.b64 %rd14, %rd12;\n"
+    "  mov.u32 %r2, %ctaid.x; mov.u32 %r3, %ntid.x; mov.u32 %r4, %tid.x;\n"
+    "  mad.lo.s32 %r5, %r2, %r3, %r4; setp.ge.u32 %p1, %r5, %r1; @%p1 bra $END;\n"
+    "  mul.wide.u32 %rd5, %r5, 8; add.s64 %rd6, %rd1, %rd5; add.s64 %rd7, %rd2, %rd5;\n"
+    "  ld.global.L2::cache_hint.u32 %r6, [%rd6], %rd10;\n"
+    "  ld.global.nc.L1::no_allocate.L2::cache_hint.v2.u32 {%r7, %r8}, [%rd6], %rd12;\n"
+    "  and.b32 %r9, %r4, 1; setp.eq.u32 %p2, %r9, 1;\n"               /* odd lanes store */
+    "  mad.lo.s32 %r10, %r6, 3, %r8;\n"
+    "  @%p2 st.global.L1::evict_last.L2::cache_hint.v2.u32 [%rd7], {%r10, %r7}, %rd13;\n"
+    "  @!%p2 atom.global.add.L2::cache_hint.u32 %r11, [%rd4], %r7, %rd11;\n"
+    "  @!%p2 red.global.add.L2::cache_hint.u32 [%rd4+4], 1, %rd10;\n"
+    "  setp.ne.u32 %p3, %r5, 0; @%p3 bra $END;\n"
+    "  st.global.v2.u64 [%rd3], {%rd10, %rd11}; st.global.v2.u64 [%rd3+16], {%rd12, %rd13};\n"
+    "  st.global.u64 [%rd3+32], %rd14;\n"
+    "$END:\n  ret;\n}\n";
+
+static void test_hinted_accesses_move_data(void **state)
+{
+    (void)state;
+    enum { N = 333, BLOCK = 96 };
+    for (unsigned workers = 1; workers <= 2; workers++) {
+        char err[256], *log = NULL;
+        ptxjit_ctx *ctx = ptxjit_create(workers, err, sizeof err);
+        assert_non_null(ctx);
+        ptxjit_module *m = ptxjit_load(ctx, hints_src, sizeof hints_src - 1, "hints.ptx", &log, NULL);
+        if (!m)
+            fail_msg("did not load:\n%s", log ? log : "");
+        static uint32_t in[2 * N], out[2 * N];
+        uint64_t pol[5] = {0};
+        uint32_t sum[2] = {0, 0}, want_sum = 0, evens = 0;
+        for (uint32_t i = 0; i < 2 * N; i++)
+            in[i] = i * 2654435761u, out[i] = 0xdeadbeef;
+        struct { void *in, *out, *pol, *sum; uint32_t n; } p = {in, out, pol, sum, N};
+        ptxjit_launch_cfg cfg = {{(N + BLOCK - 1) / BLOCK, 1, 1}, {BLOCK, 1, 1}, 0, &p, NULL};
+        if (ptxjit_launch(ctx, ptxjit_kernel_get(m, "hints"), &cfg, err, sizeof err) != PTXJIT_OK)
+            fail_msg("%s", err);
+        unsigned wrong = 0;
+        for (uint32_t t = 0; t < N; t++) {
+            uint32_t lo = in[2 * t], hi = in[2 * t + 1];
+            bool odd = (t % BLOCK) & 1;
+            wrong += out[2 * t] != (odd ? lo * 3 + hi : 0xdeadbeef);
+            wrong += out[2 * t + 1] != (odd ? lo : 0xdeadbeef);
+            if (!odd)
+                want_sum += lo, evens++;
+        }
+        if (wrong)
+            fail_msg("%u wrong words on %u worker(s)", wrong, workers);
+        assert_int_equal(sum[0], want_sum);
+        assert_int_equal(sum[1], evens);
+        assert_true(pol[0] == pol[1]); /* fraction 1.0, written or left out */
+        assert_true(pol[0] != pol[2] && pol[2] != pol[3] && pol[0] != pol[3]);
+        assert_true(pol[4] == pol[2]); /* cvt: the access property through */
+        ptxjit_module_unload(m);
+        ptxjit_destroy(ctx);
+        free(log);
+    }
+}
+
+/* One bad form per module: the load fails and the log names its line. */
+static void test_bad_forms_are_load_errors(void **state)
+{
+    (void)state;
+    static const struct { const char *instr, *message; } bad[] = {
+        {"createpolicy.fractional.L2::evict_last.b64 %rd1, 0.0;", "must be in (0, 1]"},
+        {"createpolicy.fractional.L2::evict_last.u32 %r1, 0.5;", ".b64 cache policy"},
+        {"createpolicy.fractional.L2::evict_first.L2::evict_normal.b64 %rd1;", "primary priority"},
+        {"createpolicy.range.L2::evict_last.b64 %rd1, [%rd2], 16;", "takes 4 operands"},
+        {"createpolicy.cvt.L2::evict_last.b64 %rd1, %rd2;", "createpolicy.cvt.L2.b64"},
+        {"createpolicy.L2::evict_last.b64 %rd1;", "createpolicy.fractional, createpolicy.range"},
+        {"atom.global.cas.L2::cache_hint.b32 %r1, [%rd1], %r1, %r1, %rd2;", "atom.cas takes no .L2::cache_hint"},
+    };
+    char err[256];
+    ptxjit_ctx *ctx = ptxjit_create(1, err, sizeof err);
+    assert_non_null(ctx);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char src[1024], *log = NULL;
+        int n = snprintf(src, sizeof src, HEADER ".visible .entry k()\n{\n  .reg .b64 %%rd<4>; .reg .b32 %%r1;\n  %s\n  ret;\n}\n",
+                         bad[i].instr);
+        ptxjit_module *m = ptxjit_load(ctx, src, (size_t)n, "bad.ptx", &log, NULL);
+        if (m)
+            fail_msg("'%s' loaded", bad[i].instr);
+        if (!log || !strstr(log, "bad.ptx:7:") || !strstr(log, bad[i].message))
+            fail_msg("'%s': log does not name line 7 and '%s':\n%s", bad[i].instr, bad[i].message, log ? log : "");
+        free(log);
+    }
+    ptxjit_destroy(ctx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_hinted_accesses_move_data),
+        cmocka_unit_test(test_bad_forms_are_load_errors),
+    };
+    return cmocka_run_group_tests_name("cache_policy", tests, NULL, NULL);
+}
