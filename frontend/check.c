@@ -527,6 +527,18 @@ static void check_createpolicy(checker *c, const ptx_instr *in)
     }
 }
 
+/* setmaxnreg.{inc,dec}.sync.aligned.u32 n: n in [24, 256], a multiple of 8. */
+static void check_setmaxnreg(checker *c, const ptx_instr *in)
+{
+    uint8_t dir = in->mod[PTX_CAT_RED];
+    const ptx_operand *n = &in->opds[0];
+    if ((dir != PTX_RED_INC && dir != PTX_RED_DEC) || in->ntypes != 1 || in->types[0] != PTX_TYPE_U32 ||
+        !(in->flags & PTX_FLAG_BIT(SYNC)) || !(in->flags & PTX_FLAG_BIT(ALIGNED)))
+        ERR(c, in->loc, "expected setmaxnreg.inc.sync.aligned.u32 or setmaxnreg.dec.sync.aligned.u32");
+    else if (n->imm < 24 || n->imm > 256 || n->imm % 8)
+        ERR(c, n->loc, "setmaxnreg's register count must be a multiple of 8 in [24, 256]");
+}
+
 /* ---- memory-model qualifiers ---- */
 
 /* ld/st: the ISA's forms (ptxas agrees):
@@ -680,6 +692,8 @@ static void check_instr(checker *c, ptx_instr *in)
         check_fence(c, in);
     else if (in->op == PTX_OP_CREATEPOLICY)
         check_createpolicy(c, in);
+    else if (in->op == PTX_OP_SETMAXNREG)
+        check_setmaxnreg(c, in);
 }
 
 /* ---- declarations ---- */

@@ -528,6 +528,7 @@ bool lower_sync(fn *F, const ptx_instr *in, LLVMValueRef mask)
         return true;
     case PTX_OP_GRIDDEPCONTROL_WAIT: /* launches run one after another */
     case PTX_OP_GRIDDEPCONTROL_LAUNCH_DEPENDENTS:
+    case PTX_OP_SETMAXNREG: /* a register budget: CPU code keeps its own */
         return true;
     default:
         return false;

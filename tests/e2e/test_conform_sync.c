@@ -863,7 +863,7 @@ static void test_isspacep_cvta(void **state)
 
 /* ---- hints and no-ops: run, change nothing ---- */
 
-static const char hint_src[] = HEADER
+static const char hint_src[] = ".version 8.3\n.target sm_90a\n.address_size 64\n" /* setmaxnreg */
     ".visible .entry hints(.param .u64 a, .param .u32 ns)\n{\n"
     "  .reg .pred %p; .reg .b32 %r<8>; .reg .b64 %rd<8>;\n"
     "  .local .align 4 .b32 lv[4];\n"
@@ -874,6 +874,7 @@ static const char hint_src[] = HEADER
     "  applypriority.global.L2::evict_normal [%rd1], 128;\n"
     "  nanosleep.u32 %r5; nanosleep.u32 0;\n"
     "  griddepcontrol.launch_dependents; griddepcontrol.wait;\n"
+    "  setmaxnreg.dec.sync.aligned.u32 64; setmaxnreg.inc.sync.aligned.u32 232;\n"
     "  ld.global.u32 %r2, [%rd2]; add.u32 %r2, %r2, 1;\n"
     "  mov.u32 %r6, %laneid; setp.lt.u32 %p, %r6, 7; @%p exit;\n"
     "  bar.warp.sync -1;\n"
