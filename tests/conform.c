@@ -696,3 +696,38 @@ int conform_check_gpu(const conform_suite *s, const conform_op *ops, size_t nops
         bad += check_op_gpu(&ops[i], dir, checked, stale);
     return bad;
 }
+
+int conform_expect_load_errors(const char *target, const conform_bad *bad, size_t n)
+{
+    char err[256];
+    ptxjit_ctx *c = ptxjit_create(1, err, sizeof err);
+    if (!c) {
+        fprintf(stderr, "ptxjit_create: %s\n", err);
+        return (int)n;
+    }
+    int wrong = 0;
+    for (size_t i = 0; i < n; i++) {
+        char src[1024], *log = NULL;
+        int len = snprintf(src, sizeof src,
+                           ".version 8.5\n.target %s\n.address_size 64\n"
+                           ".visible .entry k(.param .u64 p)\n{\n"
+                           "  .reg .b32 %%r<8>; .reg .b64 %%rd<8>; .reg .f32 %%f<8>; .reg .b16 %%h<8>;\n"
+                           "  ld.param.u64 %%rd1, [p];\n"
+                           "  %s\n" /* line 8 */
+                           "  ret;\n}\n",
+                           target, bad[i].instr);
+        ptxjit_module *m = ptxjit_load(c, src, (size_t)len, "bad.ptx", &log, NULL);
+        if (m) {
+            fprintf(stderr, "'%s' loaded\n", bad[i].instr);
+            ptxjit_module_unload(m);
+            wrong++;
+        } else if (!log || !strstr(log, "bad.ptx:8:") || !strstr(log, bad[i].says)) {
+            fprintf(stderr, "'%s': the log does not name line 8 and say %s:\n%s", bad[i].instr, bad[i].says,
+                    log ? log : "");
+            wrong++;
+        }
+        free(log);
+    }
+    ptxjit_destroy(c);
+    return wrong;
+}

@@ -118,3 +118,14 @@ char *conform_module(const conform_suite *s, const conform_op *op);
 uint64_t conform_trunc(uint64_t v, unsigned w);
 
 #endif
+
+/* An instruction that must not load, and words its error must contain. */
+typedef struct conform_bad {
+    const char *instr, *says;
+} conform_bad;
+
+/* Loads each instruction alone in a kernel for `target` (registers
+ * %r<8> .b32, %rd<8> .b64, %f<8> .f32, %h<8> .b16; %rd1 holds the .u64
+ * parameter p) and reports every one that loads, or whose log does not
+ * name its line (8) and say `says`.  Returns how many were wrong. */
+int conform_expect_load_errors(const char *target, const conform_bad *bad, size_t n);

@@ -37,6 +37,7 @@
 
 #include <cmocka.h>
 
+#include "conform.h"
 #include "ptxjit/ptxjit.h"
 
 enum { GRID = 3, BLOCK = 100, N = GRID * BLOCK, WARPS = GRID * 4, NS = 320 };
@@ -997,7 +998,7 @@ static void test_vector_forms(void **state)
 static void test_unsupported_forms_are_load_errors(void **state)
 {
     (void)state;
-    static const struct { const char *instr, *says; } bad[] = {
+    static const conform_bad bad[] = {
         {"atom.global.v2.f16x2.min.noftz {%r1, %r2}, [%rd1], {%r3, %r4};", "'atom.min.f16x2'"},
         {"red.global.v4.f16.max.noftz [%rd1], {%h1, %h2, %h3, %h4};", "'red.max.f16'"},
         {"atom.global.and.u32 %r1, [%rd1], %r2;", "'atom.and.u32'"},
@@ -1009,27 +1010,7 @@ static void test_unsupported_forms_are_load_errors(void **state)
         {"atom.shared.v2.f32.add {%f1, %f2}, [%rd1], {%f3, %f4};", "only defined on .global"},
         {"atom.local.add.u32 %r1, [%rd1], %r2;", "only defined on .global and .shared"},
     };
-    char err[256];
-    ptxjit_ctx *c = ptxjit_create(1, err, sizeof err);
-    assert_non_null(c);
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        char src[1024], *log = NULL;
-        int len = snprintf(src, sizeof src,
-                           ".version 8.5\n.target sm_90\n.address_size 64\n"
-                           ".visible .entry k(.param .u64 p)\n{\n"
-                           "  .reg .b32 %%r<8>; .reg .b64 %%rd<8>; .reg .f32 %%f<8>; .reg .b16 %%h<8>;\n"
-                           "  ld.param.u64 %%rd1, [p];\n"
-                           "  %s\n" /* line 8 */
-                           "  ret;\n}\n",
-                           bad[i].instr);
-        ptxjit_module *m = ptxjit_load(c, src, (size_t)len, "bad.ptx", &log, NULL);
-        if (m)
-            fail_msg("'%s' loaded", bad[i].instr);
-        if (!log || !strstr(log, "bad.ptx:8:") || !strstr(log, bad[i].says))
-            fail_msg("'%s': log does not name line 8 and say %s:\n%s", bad[i].instr, bad[i].says, log ? log : "");
-        free(log);
-    }
-    ptxjit_destroy(c);
+    assert_int_equal(conform_expect_load_errors("sm_90", bad, sizeof bad / sizeof bad[0]), 0);
 }
 
 int main(void)

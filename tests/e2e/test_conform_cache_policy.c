@@ -19,6 +19,7 @@
 
 #include <cmocka.h>
 
+#include "conform.h"
 #include "ptxjit/ptxjit.h"
 #include "test_util.h"
 
@@ -96,7 +97,7 @@ static void test_hinted_accesses_move_data(void **state)
 static void test_bad_forms_are_load_errors(void **state)
 {
     (void)state;
-    static const struct { const char *instr, *message; } bad[] = {
+    static const conform_bad bad[] = {
         {"createpolicy.fractional.L2::evict_last.b64 %rd1, 0.0;", "must be in (0, 1]"},
         {"createpolicy.fractional.L2::evict_last.u32 %r1, 0.5;", ".b64 cache policy"},
         {"createpolicy.fractional.L2::evict_first.L2::evict_normal.b64 %rd1;", "primary priority"},
@@ -105,21 +106,7 @@ static void test_bad_forms_are_load_errors(void **state)
         {"createpolicy.L2::evict_last.b64 %rd1;", "createpolicy.fractional, createpolicy.range"},
         {"atom.global.cas.L2::cache_hint.b32 %r1, [%rd1], %r1, %r1, %rd2;", "atom.cas takes no .L2::cache_hint"},
     };
-    char err[256];
-    ptxjit_ctx *ctx = ptxjit_create(1, err, sizeof err);
-    assert_non_null(ctx);
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        char src[1024], *log = NULL;
-        int n = snprintf(src, sizeof src, HEADER ".visible .entry k()\n{\n  .reg .b64 %%rd<4>; .reg .b32 %%r1;\n  %s\n  ret;\n}\n",
-                         bad[i].instr);
-        ptxjit_module *m = ptxjit_load(ctx, src, (size_t)n, "bad.ptx", &log, NULL);
-        if (m)
-            fail_msg("'%s' loaded", bad[i].instr);
-        if (!log || !strstr(log, "bad.ptx:7:") || !strstr(log, bad[i].message))
-            fail_msg("'%s': log does not name line 7 and '%s':\n%s", bad[i].instr, bad[i].message, log ? log : "");
-        free(log);
-    }
-    ptxjit_destroy(ctx);
+    assert_int_equal(conform_expect_load_errors("sm_80", bad, sizeof bad / sizeof bad[0]), 0);
 }
 
 int main(void)

@@ -30,6 +30,7 @@
 
 #include <cmocka.h>
 
+#include "conform.h"
 #include "ptxjit/ptxjit.h"
 #include "test_util.h"
 
@@ -257,7 +258,7 @@ static void test_qualifiers_move_data(void **state)
 static void test_forbidden_forms_are_load_errors(void **state)
 {
     (void)state;
-    static const struct { const char *instr, *says; } bad[] = {
+    static const conform_bad bad[] = {
         {"ld.release.gpu.global.u32 %r1, [%rd1];", "'.release' is not a memory order of 'ld'"},
         {"st.acquire.gpu.global.u32 [%rd1], %r1;", "'.acquire' is not a memory order of 'st'"},
         {"ld.acq_rel.gpu.global.u32 %r1, [%rd1];", "not a memory order"},
@@ -278,27 +279,7 @@ static void test_forbidden_forms_are_load_errors(void **state)
         {"fence.sc;", "fence needs a scope"},
         {"membar.gpu;", "membar needs .cta, .gl or .sys"},
     };
-    char err[256];
-    ptxjit_ctx *c = ptxjit_create(1, err, sizeof err);
-    assert_non_null(c);
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        char src[1024], *log = NULL;
-        int len = snprintf(src, sizeof src,
-                           ".version 8.7\n.target sm_90\n.address_size 64\n"
-                           ".visible .entry k(.param .u64 p)\n{\n"
-                           "  .reg .b32 %%r<8>; .reg .b64 %%rd<8>;\n"
-                           "  ld.param.u64 %%rd1, [p];\n"
-                           "  %s\n" /* line 8 */
-                           "  ret;\n}\n",
-                           bad[i].instr);
-        ptxjit_module *m = ptxjit_load(c, src, (size_t)len, "forbidden.ptx", &log, NULL);
-        if (m)
-            fail_msg("'%s' loaded", bad[i].instr);
-        if (!log || !strstr(log, "forbidden.ptx:8:") || !strstr(log, bad[i].says))
-            fail_msg("'%s': the log does not name line 8 and say %s:\n%s", bad[i].instr, bad[i].says, log ? log : "");
-        free(log);
-    }
-    ptxjit_destroy(c);
+    assert_int_equal(conform_expect_load_errors("sm_90", bad, sizeof bad / sizeof bad[0]), 0);
 }
 
 /* ---- message passing between CTAs ---- */
