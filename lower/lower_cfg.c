@@ -60,7 +60,8 @@ static void build_graph(const ptx_func *f, const uint32_t *seq, uint32_t n, grap
 
 /* F->from_later[rpo block]: some block numbered after it can reach it,
  * so lanes pending there may still come (a loop, or a top-tested loop's
- * body numbered after its exit).  A fixpoint of the highest number that
+ * body numbered after its exit); F->may_repeat: that, or the block reaches
+ * itself (a loop's last block, a self-loop).  A fixpoint of the highest number that
  * reaches each block, over the source-order graph. */
 static void mark_from_later(fn *F, const graph *g, const uint32_t *rpo, uint32_t n)
 {
@@ -81,9 +82,7 @@ static void mark_from_later(fn *F, const graph *g, const uint32_t *rpo, uint32_t
     F->may_repeat = calloc(n, 1);
     for (uint32_t b = 0; b < n; b++) {
         F->from_later[rpo[b]] = reach[b] > rpo[b] + 1;
-        F->may_repeat[rpo[b]] = F->from_later[rpo[b]];
-        for (uint32_t e = 0; e < g->nsucc[b]; e++)
-            F->may_repeat[rpo[b]] |= g->succ[g->first[b] + e] == b; /* a self-loop */
+        F->may_repeat[rpo[b]] = reach[b] > rpo[b]; /* a later block or the block itself reaches it */
     }
     free(reach);
 }

@@ -71,7 +71,7 @@ typedef struct fn {
     uint8_t *cta_barrier_block;  /* the block starts with a CTA barrier */
     LLVMValueRef bar_done;       /* alloca i32: lanes whose warp arrived at a barrier for them */
     uint8_t *from_later;         /* a block of higher number can reach the block (lower_cfg.c) */
-    uint8_t *may_repeat;         /* from_later, or a block that branches to itself: it may run again */
+    uint8_t *may_repeat;         /* from_later, or the block reaches itself: it may run again */
     bool parking;                /* some block parks lanes */
     uint32_t nblocks;
     uint32_t cur_block;          /* the block being lowered */

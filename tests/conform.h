@@ -117,8 +117,6 @@ char *conform_module(const conform_suite *s, const conform_op *op);
 /* The truncation of v to w bytes. */
 uint64_t conform_trunc(uint64_t v, unsigned w);
 
-#endif
-
 /* An instruction that must not load, and words its error must contain. */
 typedef struct conform_bad {
     const char *instr, *says;
@@ -129,3 +127,5 @@ typedef struct conform_bad {
  * parameter p) and reports every one that loads, or whose log does not
  * name its line (8) and say `says`.  Returns how many were wrong. */
 int conform_expect_load_errors(const char *target, const conform_bad *bad, size_t n);
+
+#endif

@@ -99,6 +99,70 @@ static void test_divergent_loop_then_barrier(void **state)
     ptxjit_destroy(ctx);
 }
 
+/* Warps without a barrier between them: warp 0 waits for warp 1 of its
+ * CTA, on a flag (ld.acquire) or on a lock warp 1 holds (atom.cas), so warp
+ * 0 can only finish if it lets warp 1 run.  Spins are bounded: a warp
+ * that never gets the flag or the lock reports it instead of hanging. */
+static const char later_warp_src[] =
+    ".version 8.0\n.target sm_80\n.address_size 64\n"
+    ".visible .entry wait_later(.param .u64 pdata, .param .u64 pflags, .param .u64 pout, .param .u32 by_lock)\n{\n"
+    "  .reg .pred %p<8>; .reg .b32 %r<16>; .reg .b64 %rd<16>;\n"
+    "  ld.param.u64 %rd1, [pdata]; ld.param.u64 %rd2, [pflags]; ld.param.u64 %rd3, [pout];\n"
+    "  ld.param.u32 %r9, [by_lock]; setp.ne.u32 %p5, %r9, 0;\n"
+    "  mov.u32 %r1, %tid.x; mov.u32 %r2, %ctaid.x; shr.u32 %r3, %r1, 5; and.b32 %r4, %r1, 31;\n"
+    "  mul.wide.u32 %rd4, %r2, 4; add.s64 %rd5, %rd2, %rd4;\n"          /* this CTA's flag or lock */
+    "  mad.lo.s32 %r5, %r2, 32, %r4; mul.wide.u32 %rd6, %r5, 4; add.s64 %rd7, %rd1, %rd6;\n"
+    "  setp.eq.u32 %p1, %r3, 0; @%p1 bra $WAIT;\n"
+    /* warp 1: data, then release the flag or the lock */
+    "  mad.lo.s32 %r6, %r5, 3, 7; st.global.u32 [%rd7], %r6; bar.warp.sync -1;\n"
+    "  setp.ne.u32 %p2, %r4, 0; @%p2 bra $END;\n"
+    "  @%p5 atom.release.gpu.global.exch.b32 %r7, [%rd5], 0;\n"
+    "  @!%p5 st.release.gpu.global.u32 [%rd5], 1;\n"
+    "  bra $END;\n"
+    "$WAIT:\n"                                                           /* warp 0, every lane */
+    "  mov.u32 %r10, 0;\n"
+    "$SPIN:\n"
+    "  add.u32 %r10, %r10, 1; setp.gt.u32 %p3, %r10, 4000000; @%p3 bra $GIVEUP;\n"
+    "  @%p5 atom.acquire.gpu.global.cas.b32 %r11, [%rd5], 0, 0;\n"    /* free (0)? */
+    "  @!%p5 ld.acquire.gpu.global.u32 %r11, [%rd5];\n"
+    "  @%p5 setp.ne.u32 %p4, %r11, 0; @!%p5 setp.eq.u32 %p4, %r11, 0;\n"
+    "  @%p4 bra $SPIN;\n"
+    "  ld.global.u32 %r12, [%rd7]; add.u32 %r12, %r12, 1;\n"
+    "  add.s64 %rd8, %rd3, %rd6; st.global.u32 [%rd8], %r12; bra $END;\n"
+    "$GIVEUP:\n  add.s64 %rd8, %rd3, %rd6; st.global.u32 [%rd8], 0xdead;\n"
+    "$END:\n  ret;\n}\n";
+
+static void test_warp_waits_for_later_warp(void **state)
+{
+    (void)state;
+    enum { NB = 3 };
+    for (unsigned workers = 1; workers <= 2; workers++) {
+        char err[512], *log = NULL;
+        ptxjit_ctx *ctx = ptxjit_create(workers, err, sizeof err);
+        assert_non_null(ctx);
+        ptxjit_module *m = ptxjit_load(ctx, later_warp_src, sizeof later_warp_src - 1, "later.ptx", &log, NULL);
+        if (!m)
+            fail_msg("did not load:\n%s", log ? log : "");
+        const ptxjit_kernel *k = ptxjit_kernel_get(m, "wait_later");
+        for (uint32_t by_lock = 0; by_lock <= 1; by_lock++) {
+            uint32_t data[NB * 32] = {0}, flags[NB], out[NB * 32] = {0};
+            for (int b = 0; b < NB; b++)
+                flags[b] = by_lock; /* the lock starts held by warp 1; the flag starts down */
+            struct { void *data, *flags, *out; uint32_t by_lock; } p = {data, flags, out, by_lock};
+            ptxjit_launch_cfg cfg = {{NB, 1, 1}, {64, 1, 1}, 0, &p, NULL};
+            if (ptxjit_launch(ctx, k, &cfg, err, sizeof err) != PTXJIT_OK)
+                fail_msg("%s", err);
+            for (uint32_t i = 0; i < NB * 32; i++)
+                if (out[i] != i * 3 + 8)
+                    fail_msg("%s, %u worker(s): thread %u of warp 0 got %#x, want %u", by_lock ? "lock" : "flag",
+                             workers, i, out[i], i * 3 + 8);
+        }
+        free(log);
+        ptxjit_module_unload(m);
+        ptxjit_destroy(ctx);
+    }
+}
+
 /* An invalid address stops the launch with a message naming the kernel; the
  * next launch in the same context runs normally. */
 static void test_fault_then_recover(void **state)
@@ -150,6 +214,7 @@ int main(void)
         cmocka_unit_test(test_spinlock_two_workers),
         cmocka_unit_test(test_lane_waits_for_lane),
         cmocka_unit_test(test_divergent_loop_then_barrier),
+        cmocka_unit_test(test_warp_waits_for_later_warp),
         cmocka_unit_test(test_fault_then_recover),
         cmocka_unit_test(test_unsupported_is_an_error),
     };
