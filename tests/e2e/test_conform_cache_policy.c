@@ -7,7 +7,9 @@
  *     (a fraction left out is 1.0) and createpolicy.cvt passes the access
  *     property through, so a program comparing them sees what a GPU shows;
  *   - the forms the ISA does not have are load errors naming the line
- *     (more in tests/ptx/check/types-cache-policy.ptx). */
+ *     (more in tests/ptx/check/types-cache-policy.ptx);
+ *   - the fixture tests/cuda/cache_policy.cu (cuda::annotated_ptr) as nvcc
+ *     compiles it for sm_75, sm_80 and sm_90. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -109,11 +111,69 @@ static void test_bad_forms_are_load_errors(void **state)
     assert_int_equal(conform_expect_load_errors("sm_80", bad, sizeof bad / sizeof bad[0]), 0);
 }
 
+/* tests/cuda/cache_policy.cu as nvcc compiles it (sm_80/90 with cache
+ * hints and libcu++'s integer-built policies, sm_75 without): references
+ * from the kernels' comments. */
+static void test_fixture_annotated_ptr(void **state)
+{
+    (void)state;
+    static const char *const variants[] = {"sm_75", "sm_80", "sm_90"};
+    enum { N = 1000, BLOCK = 128, GRID = (N + BLOCK - 1) / BLOCK };
+    char err[256];
+    ptxjit_ctx *ctx = ptxjit_create(2, err, sizeof err);
+    assert_non_null(ctx);
+    for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
+        char path[512], *log = NULL;
+        size_t len;
+        snprintf(path, sizeof path, "%s/ptx/corpus/cache_policy.%s.ptx", PTXJIT_TEST_DIR, variants[v]);
+        char *src = tu_read_file(path, &len);
+        assert_non_null(src);
+        ptxjit_module *m = ptxjit_load(ctx, src, len, path, &log, NULL);
+        if (!m)
+            fail_msg("%s did not load:\n%s", path, log ? log : "");
+        free(src), free(log);
+        ptxjit_launch_cfg cfg = {{GRID, 1, 1}, {BLOCK, 1, 1}, 0, NULL, NULL};
+
+        static float fin[N], fout[N];
+        for (int i = 0; i < N; i++)
+            fin[i] = (float)i * 0.37f - 11.0f, fout[i] = -1;
+        struct { void *in, *out; int n; float k; } ps = {fin, fout, N - 3, 1.5f};
+        cfg.params = &ps;
+        assert_int_equal(ptxjit_launch(ctx, ptxjit_kernel_get(m, "scale_persisting"), &cfg, err, sizeof err), PTXJIT_OK);
+        for (int i = 0; i < N; i++)
+            if (fout[i] != (i < N - 3 ? fin[i] * 1.5f : -1.0f))
+                fail_msg("%s scale_persisting[%d] = %g", variants[v], i, fout[i]);
+
+        static int iin[N], iout[N];
+        for (int i = 0; i < N; i++)
+            iin[i] = i * i - 500, iout[i] = -1;
+        struct { void *in, *out; int n; } pf = {iin, iout, N};
+        cfg.params = &pf;
+        assert_int_equal(ptxjit_launch(ctx, ptxjit_kernel_get(m, "fraction_sum"), &cfg, err, sizeof err), PTXJIT_OK);
+        for (int i = 0; i < N; i++)
+            if (iout[i] != iin[i] + iin[N - 1 - i])
+                fail_msg("%s fraction_sum[%d] = %d", variants[v], i, iout[i]);
+
+        int counter[4] = {0}, want[4] = {0};
+        for (int i = 0; i < N; i++)
+            want[i % 4] += iin[i];
+        struct { void *counter, *data; int n; } pr = {counter, iin, N};
+        cfg.params = &pr;
+        assert_int_equal(ptxjit_launch(ctx, ptxjit_kernel_get(m, "range_atomic"), &cfg, err, sizeof err), PTXJIT_OK);
+        for (int k = 0; k < 4; k++)
+            if (counter[k] != want[k])
+                fail_msg("%s range_atomic counter[%d] = %d, want %d", variants[v], k, counter[k], want[k]);
+        ptxjit_module_unload(m);
+    }
+    ptxjit_destroy(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hinted_accesses_move_data),
         cmocka_unit_test(test_bad_forms_are_load_errors),
+        cmocka_unit_test(test_fixture_annotated_ptr),
     };
     return cmocka_run_group_tests_name("cache_policy", tests, NULL, NULL);
 }
