@@ -539,6 +539,73 @@ static void check_setmaxnreg(checker *c, const ptx_instr *in)
         ERR(c, n->loc, "setmaxnreg's register count must be a multiple of 8 in [24, 256]");
 }
 
+/* ---- scalar video instructions ---- */
+
+static bool is_scalar_video(ptx_opcode op)
+{
+    switch (op) {
+    case PTX_OP_VADD: case PTX_OP_VSUB: case PTX_OP_VABSDIFF: case PTX_OP_VMIN: case PTX_OP_VMAX:
+    case PTX_OP_VSHL: case PTX_OP_VSHR: case PTX_OP_VMAD: case PTX_OP_VSET: return true;
+    default: return false;
+    }
+}
+
+/* Selectors (%r.b0) belong to the scalar video instructions' d, a and b;
+ * '-' to vmad's sources.  Elsewhere they are errors, as in ptxas. */
+static void check_operand_marks(checker *c, const ptx_instr *in)
+{
+    bool video = is_scalar_video(in->op);
+    for (uint32_t i = 0; i < in->nopds; i++) {
+        const ptx_operand *o = &in->opds[i];
+        if (o->vsel && (!video || i > 2))
+            ERR(c, o->loc, "operand selector not allowed %s of '%s'",
+                video ? "on operand c" : "on operands", ptx_op_name(in->op));
+        if (o->minus && (in->op != PTX_OP_VMAD || i == 0))
+            ERR(c, o->loc, "operand negation '-' not allowed here (only on vmad's sources)");
+    }
+}
+
+/* vop.dtype.atype.btype{.sat}{.op2} d{.dsel}, a{.asel}, b{.bsel}{, c};
+ * vset.atype.btype.cmp{.op2} likewise; vshl/vshr take a .u32 shift amount
+ * and one of .clamp/.wrap; vmad takes no .op2 or d selector, and negates
+ * a*b or c, not both, never with .po (ptxas agrees on each refusal). */
+static void check_video(checker *c, const ptx_instr *in)
+{
+    const char *name = ptx_op_name(in->op);
+    uint8_t op2 = in->mod[PTX_CAT_RED];
+    const ptx_operand *o = in->opds;
+    unsigned nt = in->op == PTX_OP_VSET ? 2 : 3;
+    bool types_ok = in->ntypes == nt;
+    for (unsigned k = 0; k < in->ntypes; k++)
+        types_ok &= in->types[k] == PTX_TYPE_U32 || in->types[k] == PTX_TYPE_S32;
+    bool shift = in->op == PTX_OP_VSHL || in->op == PTX_OP_VSHR;
+    bool wrap = in->flags & PTX_FLAG_BIT(WRAP), clamp = in->flags & PTX_FLAG_BIT(CLAMP);
+    uint8_t cmp = in->mod[PTX_CAT_CMP];
+    if (!types_ok)
+        ERR(c, in->loc, "'%s' takes %s types, each .u32 or .s32", name, nt == 2 ? "two (.atype.btype)" : "three (.dtype.atype.btype)");
+    else if (shift && in->types[2] != PTX_TYPE_U32)
+        ERR(c, in->loc, "'%s' takes a .u32 shift amount (btype)", name);
+    else if (shift && wrap == clamp)
+        ERR(c, in->loc, "'%s' needs exactly one of .clamp and .wrap", name);
+    else if (in->op == PTX_OP_VSET && (cmp < PTX_CMP_EQ || cmp > PTX_CMP_GE))
+        ERR(c, in->loc, "'vset' needs one of .eq, .ne, .lt, .le, .gt, .ge");
+    else if (op2 && op2 != PTX_RED_ADD && op2 != PTX_RED_MIN && op2 != PTX_RED_MAX)
+        ERR(c, in->loc, "'.%s' is not a secondary operation of '%s' (.add, .min or .max)",
+            ptx_mod_text(PTX_CAT_RED, op2), name);
+    else if (op2 && in->nopds != 4)
+        ERR(c, in->loc, "'%s.%s' needs the third source operand c", name, ptx_mod_text(PTX_CAT_RED, op2));
+    else if (o[0].vsel && in->op == PTX_OP_VMAD)
+        ERR(c, o[0].loc, "'vmad' takes no destination selector");
+    else if (o[0].vsel && (op2 || in->nopds != 4))
+        ERR(c, o[0].loc, "a destination selector needs the merge form (operand c, no secondary operation)");
+    else if (in->mod[PTX_CAT_MODE] && in->mod[PTX_CAT_MODE] != PTX_MODE_PO)
+        ERR(c, in->loc, "'.%s' is not a mode of 'vmad'", ptx_mod_text(PTX_CAT_MODE, in->mod[PTX_CAT_MODE]));
+    else if (in->op == PTX_OP_VMAD && (o[1].minus || o[2].minus || o[3].minus) && in->mod[PTX_CAT_MODE])
+        ERR(c, in->loc, "'vmad.po' takes no negated operands");
+    else if (in->op == PTX_OP_VMAD && (o[1].minus != o[2].minus) && o[3].minus)
+        ERR(c, in->loc, "'vmad' negates a*b or c, not both");
+}
+
 /* ---- memory-model qualifiers ---- */
 
 /* ld/st: the ISA's forms (ptxas agrees):
@@ -674,9 +741,12 @@ static void check_instr(checker *c, ptx_instr *in)
     if (c->errors != before)
         return; /* one report per instruction for undeclared names */
     check_shape(c, in);
+    check_operand_marks(c, in);
     if (c->errors != before)
         return;
-    if (in->op == PTX_OP_MOV)
+    if (is_scalar_video(in->op))
+        check_video(c, in);
+    else if (in->op == PTX_OP_MOV)
         check_mov(c, in);
     else if (in->op == PTX_OP_CVTA)
         check_cvta(c, in);

@@ -25,6 +25,24 @@ static uint8_t parse_component(parser *p)
     return (uint8_t)((c - "xyzwrgba") % 4 + 1);
 }
 
+/* Glued scalar video selector after a register: %r2.b0 .. .b3, .h0, .h1.
+ * The checker allows it only where the video instructions take it. */
+static bool parse_video_sel(parser *p, ptx_operand *o)
+{
+    const token *t = peek(p);
+    if (t->kind != T_DOT || t->space_before || t->len != 2 || (t->text[0] != 'b' && t->text[0] != 'h') ||
+        t->text[1] < '0' || t->text[1] > '9')
+        return true;
+    unsigned k = (unsigned)(t->text[1] - '0');
+    if (k > (t->text[0] == 'b' ? 3u : 1u)) {
+        perr(p, t, "unknown operand selector '.%.2s' (expected .b0 to .b3, .h0 or .h1)", t->text);
+        return false;
+    }
+    next_tok(p);
+    o->vsel = (uint8_t)(t->text[0] == 'b' ? PTX_VSEL_B0 + k : PTX_VSEL_H0 + k);
+    return true;
+}
+
 static bool parse_name_operand(parser *p, ptx_operand *o)
 {
     const token *t = next_tok(p);
@@ -52,7 +70,7 @@ static bool parse_name_operand(parser *p, ptx_operand *o)
     o->kind = PTX_OPD_NAME;
     o->name = pstr(p, t);
     o->comp = parse_component(p);
-    return true;
+    return o->comp || parse_video_sel(p, o);
 }
 
 /* [base], [base+off], [base+-off], [off] */
@@ -124,6 +142,11 @@ bool parse_operand(parser *p, ptx_operand *o, bool in_call)
     if (is_punct(t, '!') && peek_at(p, 1)->kind == T_IDENT) {
         next_tok(p);
         o->neg = true;
+        return parse_name_operand(p, o);
+    }
+    if (is_punct(t, '-') && peek_at(p, 1)->kind == T_IDENT) { /* vmad's -a */
+        next_tok(p);
+        o->minus = true;
         return parse_name_operand(p, o);
     }
     if (is_punct(t, '['))

@@ -120,6 +120,8 @@ static void put_operand(out *o, const ptx_operand *x)
 {
     if (x->neg)
         put(o, "!");
+    if (x->minus)
+        put(o, "-");
     switch (x->kind) {
     case PTX_OPD_NAME: put(o, "%s", x->name); break;
     case PTX_OPD_SREG:
@@ -160,6 +162,8 @@ static void put_operand(out *o, const ptx_operand *x)
     }
     if (x->comp)
         put(o, ".%c", "xyzw"[x->comp - 1]);
+    if (x->vsel)
+        put(o, ".%s", (const char *[]){"", "b0", "b1", "b2", "b3", "h0", "h1"}[x->vsel]);
 }
 
 /* Modifiers of an instruction built without source order. */

@@ -48,7 +48,7 @@ typedef enum ptx_modcat {
     PTX_CAT_RED, PTX_CAT_MODE, PTX_CAT_WIDTH, PTX_CAT_SEM, PTX_CAT_SCOPE,
     PTX_CAT_CACHE, PTX_CAT_L1, PTX_CAT_L2, PTX_CAT_PREFSZ, PTX_CAT_LEVEL,
     PTX_CAT_VEC, PTX_CAT_SHAPE, PTX_CAT_LAYOUT, PTX_CAT_LAYOUT2, PTX_CAT_NUM,
-    PTX_CAT_FRAG, PTX_CAT_COMPLETION, PTX_CAT_L2B, PTX_CAT_FLAG, PTX_CAT_COUNT
+    PTX_CAT_FRAG, PTX_CAT_COMPLETION, PTX_CAT_L2B, PTX_CAT_SCALE, PTX_CAT_FLAG, PTX_CAT_COUNT
 } ptx_modcat;
 
 /* Modifier values: PTX_<CATEGORY>_<VALUE>, unique across categories (the
@@ -141,11 +141,18 @@ typedef enum ptx_opd_kind {
     PTX_OPD_SINK,  /* _ */
 } ptx_opd_kind;
 
+/* Byte and half-word selectors of scalar video operands (%r.b0 .. %r.h1). */
+typedef enum ptx_vsel {
+    PTX_VSEL_NONE, PTX_VSEL_B0, PTX_VSEL_B1, PTX_VSEL_B2, PTX_VSEL_B3, PTX_VSEL_H0, PTX_VSEL_H1
+} ptx_vsel;
+
 typedef struct ptx_operand {
     ptx_opd_kind kind;
     ptx_loc loc;
     bool neg;            /* !p */
     uint8_t comp;        /* .x .y .z .w = 1..4 */
+    uint8_t vsel;        /* scalar video selector: ptx_vsel */
+    bool minus;          /* -a: a vmad operand negated */
     uint16_t sreg;       /* ptx_sreg for PTX_OPD_SREG */
     uint32_t sreg_index; /* %envreg3 -> 3 */
     const char *name;

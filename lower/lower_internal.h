@@ -162,6 +162,10 @@ bool lower_fence(fn *F, const ptx_instr *in, LLVMValueRef mask);
 bool lower_bits(fn *F, const ptx_instr *in, LLVMValueRef mask);
 bool lower_intmix(fn *F, const ptx_instr *in, LLVMValueRef mask);
 LLVMValueRef lower_int_sat(fn *F, LLVMValueRef a, ptx_type st, ptx_type dt); /* cvt.sat int -> int */
+/* Part k of width w bits of the i32 vector x, sign- or zero-extended. */
+LLVMValueRef int_part(fn *F, LLVMValueRef x, unsigned k, unsigned w, bool sign);
+/* lower_video.c: scalar video instructions */
+bool lower_video(fn *F, const ptx_instr *in, LLVMValueRef mask);
 
 /* lower_half.c: f16/bf16 arithmetic; helpers for lower_halfcvt.c.  Pairs
  * are <64 x T> vectors, the low half of lane i at element 2i. */

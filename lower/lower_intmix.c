@@ -9,7 +9,7 @@
 static LLVMValueRef v32(fn *F, uint32_t v) { return splat(F->L, const_i32(F->L, v)); }
 
 /* Part k of width w bits of x, sign- or zero-extended to 32 bits. */
-static LLVMValueRef part(fn *F, LLVMValueRef x, unsigned k, unsigned w, bool sign)
+LLVMValueRef int_part(fn *F, LLVMValueRef x, unsigned k, unsigned w, bool sign)
 {
     LLVMBuilderRef b = F->L->b;
     LLVMValueRef sh = LLVMBuildShl(b, x, v32(F, 32 - w * (k + 1)), "");
@@ -26,7 +26,7 @@ static LLVMValueRef dp4a(fn *F, const ptx_instr *in)
     LLVMValueRef x = read_opd(F, &in->opds[2], PTX_TYPE_B32, false);
     LLVMValueRef acc = read_opd(F, &in->opds[3], PTX_TYPE_B32, false);
     for (unsigned k = 0; k < 4; k++)
-        acc = LLVMBuildAdd(b, acc, LLVMBuildMul(b, part(F, a, k, 8, is_s(in, 0)), part(F, x, k, 8, is_s(in, 1)), ""), "");
+        acc = LLVMBuildAdd(b, acc, LLVMBuildMul(b, int_part(F, a, k, 8, is_s(in, 0)), int_part(F, x, k, 8, is_s(in, 1)), ""), "");
     return acc;
 }
 
@@ -40,7 +40,7 @@ static LLVMValueRef dp2a(fn *F, const ptx_instr *in)
     LLVMValueRef acc = read_opd(F, &in->opds[3], PTX_TYPE_B32, false);
     unsigned j = in->mod[PTX_CAT_WIDTH] == PTX_WIDTH_HI ? 2 : 0;
     for (unsigned k = 0; k < 2; k++)
-        acc = LLVMBuildAdd(b, acc, LLVMBuildMul(b, part(F, a, k, 16, is_s(in, 0)), part(F, x, j + k, 8, is_s(in, 1)), ""), "");
+        acc = LLVMBuildAdd(b, acc, LLVMBuildMul(b, int_part(F, a, k, 16, is_s(in, 0)), int_part(F, x, j + k, 8, is_s(in, 1)), ""), "");
     return acc;
 }
 
@@ -64,8 +64,8 @@ static LLVMValueRef mul24(fn *F, const ptx_instr *in, ptx_type t)
     LLVMBuilderRef b = L->b;
     bool s = ptx_type_class(t) == 'S';
     LLVMTypeRef w = vec_of(L->i64);
-    LLVMValueRef x = part(F, read_opd(F, &in->opds[1], t, false), 0, 24, s);
-    LLVMValueRef y = part(F, read_opd(F, &in->opds[2], t, false), 0, 24, s);
+    LLVMValueRef x = int_part(F, read_opd(F, &in->opds[1], t, false), 0, 24, s);
+    LLVMValueRef y = int_part(F, read_opd(F, &in->opds[2], t, false), 0, 24, s);
     LLVMValueRef p = LLVMBuildMul(b, s ? LLVMBuildSExt(b, x, w, "") : LLVMBuildZExt(b, x, w, ""),
                                   s ? LLVMBuildSExt(b, y, w, "") : LLVMBuildZExt(b, y, w, ""), "");
     if (in->mod[PTX_CAT_WIDTH] == PTX_WIDTH_HI)
@@ -171,7 +171,7 @@ static LLVMValueRef simd_video(fn *F, const ptx_instr *in)
     bool add = in->mod[PTX_CAT_RED] == PTX_RED_ADD;
     LLVMValueRef acc = add ? c : v32(F, 0);
     for (unsigned i = 0; i < n; i++) {
-        LLVMValueRef p = part(F, a, i, w, as), q = part(F, x, i, w, bs), r;
+        LLVMValueRef p = int_part(F, a, i, w, as), q = int_part(F, x, i, w, bs), r;
         switch (in->op) {
         case PTX_OP_VADD2: case PTX_OP_VADD4: r = LLVMBuildAdd(b, p, q, ""); break;
         case PTX_OP_VSUB2: case PTX_OP_VSUB4: r = LLVMBuildSub(b, p, q, ""); break;

@@ -70,7 +70,7 @@ static role first_role(const ptx_instr *in)
     case PTX_OP_MOV: case PTX_OP_CVTA: case PTX_OP_POPC: case PTX_OP_CLZ: case PTX_OP_BFIND:
     case PTX_OP_DP4A: case PTX_OP_DP2A: case PTX_OP_FNS: case PTX_OP_BAR_RED:
     case PTX_OP_BARRIER_RED: case PTX_OP_BAR_CTA_RED: case PTX_OP_BARRIER_CTA_RED:
-    case PTX_OP_VSET2: case PTX_OP_VSET4: case PTX_OP_GETCTARANK: case PTX_OP_MBARRIER_PENDING_COUNT:
+    case PTX_OP_VSET: case PTX_OP_VSET2: case PTX_OP_VSET4: case PTX_OP_GETCTARANK: case PTX_OP_MBARRIER_PENDING_COUNT:
         return ROLE_DEF;
     case PTX_OP_BAR_SYNC: case PTX_OP_BARRIER_SYNC: case PTX_OP_BAR_ARRIVE:
     case PTX_OP_BARRIER_ARRIVE: case PTX_OP_BAR_WARP_SYNC: case PTX_OP_NANOSLEEP:

@@ -1,0 +1,186 @@
+/* lower_video.c - the scalar video instructions per the ISA pseudo-code:
+ * vadd, vsub, vabsdiff, vmin, vmax, vshl, vshr, vset and vmad.
+ *
+ * Sources a and b are the selected byte, half word or word, extended by
+ * their type to 64 bits (the ISA's .s33); the primary result is exact in
+ * 64 bits (its .s34).  Without .sat it keeps 32 bits, read as signed or
+ * unsigned by dtype ("the sign of the intermediate result depends on
+ * dtype"); with .sat it is clamped to dtype's range, narrowed to the
+ * destination selector's byte or half word.  Then the secondary operation
+ * (.add/.min/.max with c, extended by dtype) or the merge into c.  vmad
+ * follows its own pseudo-code in 128 bits. */
+#include "lower_internal.h"
+
+static LLVMValueRef k64(fn *F, uint64_t v) { return splat(F->L, const_i64(F->L, v)); }
+static LLVMValueRef k32(fn *F, uint32_t v) { return splat(F->L, const_i32(F->L, v)); }
+static bool is_signed(ptx_type t) { return ptx_type_class(t) == 'S'; }
+
+static LLVMValueRef ext64(fn *F, LLVMValueRef x, bool sign)
+{
+    LLVMBuilderRef b = F->L->b;
+    LLVMTypeRef t = vec_of(F->L->i64);
+    return sign ? LLVMBuildSExt(b, x, t, "") : LLVMBuildZExt(b, x, t, "");
+}
+
+/* Byte k (.b0-.b3) or half word k (.h0/.h1) of a selector; width 32 for none. */
+static unsigned sel_width(uint8_t sel) { return sel == PTX_VSEL_NONE ? 32 : sel <= PTX_VSEL_B3 ? 8 : 16; }
+static unsigned sel_index(uint8_t sel) { return sel == PTX_VSEL_NONE ? 0 : sel <= PTX_VSEL_B3 ? sel - PTX_VSEL_B0 : sel - PTX_VSEL_H0; }
+
+/* partSelectSignExtend(x, type, sel), as a 64-bit value. */
+static LLVMValueRef video_src(fn *F, const ptx_operand *o, ptx_type t)
+{
+    LLVMValueRef x = read_opd(F, o, PTX_TYPE_B32, false);
+    if (o->vsel)
+        x = int_part(F, x, sel_index(o->vsel), sel_width(o->vsel), is_signed(t));
+    return ext64(F, x, is_signed(t));
+}
+
+static LLVMValueRef minmax(fn *F, bool max, LLVMValueRef a, LLVMValueRef b)
+{
+    LLVMTypeRef t = LLVMTypeOf(a);
+    return call_intrinsic(F->L, max ? "llvm.smax" : "llvm.smin", &t, 1, (LLVMValueRef[]){a, b}, 2);
+}
+
+static LLVMIntPredicate video_pred(uint8_t cmp)
+{
+    switch (cmp) {
+    case PTX_CMP_EQ: return LLVMIntEQ;
+    case PTX_CMP_NE: return LLVMIntNE;
+    case PTX_CMP_LT: return LLVMIntSLT;
+    case PTX_CMP_LE: return LLVMIntSLE;
+    case PTX_CMP_GT: return LLVMIntSGT;
+    default: return LLVMIntSGE;
+    }
+}
+
+/* vshl/vshr: b is a .u32 amount, clamped to 32 or wrapped to 5 bits.  The
+ * left shift saturates in 64 bits under .sat so the later clamp sees an
+ * overflow as one (|a| < 2^33, so a shift past 64 bits means "too big"). */
+static LLVMValueRef video_shift(fn *F, const ptx_instr *in, LLVMValueRef a, LLVMValueRef n)
+{
+    LLVMBuilderRef b = F->L->b;
+    LLVMTypeRef t = LLVMTypeOf(a);
+    if (in->flags & PTX_FLAG_BIT(WRAP))
+        n = LLVMBuildAnd(b, n, k64(F, 31), "");
+    else
+        n = call_intrinsic(F->L, "llvm.umin", &t, 1, (LLVMValueRef[]){n, k64(F, 32)}, 2);
+    if (in->op == PTX_OP_VSHR)
+        return LLVMBuildAShr(b, a, n, "");
+    if (in->flags & PTX_FLAG_BIT(SAT))
+        return call_intrinsic(F->L, "llvm.sshl.sat", &t, 1, (LLVMValueRef[]){a, n}, 2);
+    return LLVMBuildShl(b, a, n, "");
+}
+
+/* The primary operation on the extended a and b. */
+static LLVMValueRef video_primary(fn *F, const ptx_instr *in, LLVMValueRef a, LLVMValueRef x)
+{
+    LLVMBuilderRef b = F->L->b;
+    switch (in->op) {
+    case PTX_OP_VADD: return LLVMBuildAdd(b, a, x, "");
+    case PTX_OP_VSUB: return LLVMBuildSub(b, a, x, "");
+    case PTX_OP_VABSDIFF: {
+        LLVMTypeRef t = LLVMTypeOf(a);
+        return call_intrinsic(F->L, "llvm.abs", &t, 1,
+                              (LLVMValueRef[]){LLVMBuildSub(b, a, x, ""), LLVMConstInt(F->L->i1, 0, false)}, 2);
+    }
+    case PTX_OP_VMIN: return minmax(F, false, a, x);
+    case PTX_OP_VMAX: return minmax(F, true, a, x);
+    case PTX_OP_VSHL: case PTX_OP_VSHR: return video_shift(F, in, a, x);
+    default: /* vset */
+        return ext64(F, LLVMBuildICmp(b, video_pred(in->mod[PTX_CAT_CMP]), a, x, ""), false);
+    }
+}
+
+/* optSaturate, or without .sat the 32-bit result read by dtype's sign. */
+static LLVMValueRef video_saturate(fn *F, const ptx_instr *in, LLVMValueRef r, bool sign)
+{
+    LLVMBuilderRef b = F->L->b;
+    if (!(in->flags & PTX_FLAG_BIT(SAT)))
+        return ext64(F, LLVMBuildTrunc(b, r, vec_of(F->L->i32), ""), sign);
+    unsigned w = sel_width(in->opds[0].vsel);
+    int64_t lo = sign ? -(int64_t)(1ull << (w - 1)) : 0;
+    int64_t hi = sign ? (int64_t)(1ull << (w - 1)) - 1 : (int64_t)((1ull << w) - 1);
+    return minmax(F, false, minmax(F, true, r, k64(F, (uint64_t)lo)), k64(F, (uint64_t)hi));
+}
+
+/* optMerge: the low byte/half of r into the selected field of c. */
+static LLVMValueRef video_merge(fn *F, uint8_t sel, LLVMValueRef r, LLVMValueRef c)
+{
+    LLVMBuilderRef b = F->L->b;
+    unsigned w = sel_width(sel), sh = w * sel_index(sel);
+    uint32_t field = ((1u << w) - 1) << sh;
+    LLVMValueRef lo = LLVMBuildAnd(b, LLVMBuildShl(b, r, k32(F, sh), ""), k32(F, field), "");
+    return LLVMBuildOr(b, lo, LLVMBuildAnd(b, c, k32(F, ~field), ""), "");
+}
+
+static LLVMValueRef video_op(fn *F, const ptx_instr *in)
+{
+    LLVMBuilderRef b = F->L->b;
+    bool set = in->op == PTX_OP_VSET;
+    ptx_type at = (ptx_type)in->types[set ? 0 : 1], bt = (ptx_type)in->types[set ? 1 : 2];
+    bool ds = !set && is_signed((ptx_type)in->types[0]); /* vset's 0/1 and c are unsigned */
+    LLVMValueRef r = video_primary(F, in, video_src(F, &in->opds[1], at), video_src(F, &in->opds[2], bt));
+    if (!set)
+        r = video_saturate(F, in, r, ds);
+    uint8_t op2 = in->mod[PTX_CAT_RED];
+    if (in->nopds < 4 || (!op2 && !in->opds[0].vsel))
+        return LLVMBuildTrunc(b, r, vec_of(F->L->i32), "");
+    LLVMValueRef c = read_opd(F, &in->opds[3], PTX_TYPE_B32, false);
+    if (!op2)
+        return video_merge(F, in->opds[0].vsel, LLVMBuildTrunc(b, r, vec_of(F->L->i32), ""), c);
+    LLVMValueRef c64 = ext64(F, c, ds);
+    r = op2 == PTX_RED_ADD ? LLVMBuildAdd(b, r, c64, "") : minmax(F, op2 == PTX_RED_MAX, r, c64);
+    return LLVMBuildTrunc(b, r, vec_of(F->L->i32), "");
+}
+
+/* vmad: (a*b) + c in 128 bits; a negated product is ~(a*b) + 1, a negated
+ * c is ~c + 1 (extended after the complement), .po adds 1; then .shr7 or
+ * .shr15, the low 64 bits, and .sat clamps those to the final type. */
+static LLVMValueRef video_mad(fn *F, const ptx_instr *in)
+{
+    lw *L = F->L;
+    LLVMBuilderRef b = L->b;
+    const ptx_operand *o = in->opds;
+    LLVMTypeRef t128 = vec_of(LLVMInt128TypeInContext(L->ctx)), t64 = vec_of(L->i64);
+    bool negp = o[1].minus != o[2].minus, negc = o[3].minus;
+    bool sfinal = is_signed((ptx_type)in->types[1]) || is_signed((ptx_type)in->types[2]) || negp || negc;
+    LLVMValueRef a = LLVMBuildSExt(b, video_src(F, &o[1], (ptx_type)in->types[1]), t128, "");
+    LLVMValueRef x = LLVMBuildSExt(b, video_src(F, &o[2], (ptx_type)in->types[2]), t128, "");
+    LLVMValueRef p = LLVMBuildMul(b, a, x, "");
+    LLVMValueRef c = read_opd(F, &o[3], PTX_TYPE_B32, false);
+    bool lsb = in->mod[PTX_CAT_MODE] == PTX_MODE_PO || negp || negc;
+    if (in->mod[PTX_CAT_MODE] != PTX_MODE_PO && negp)
+        p = LLVMBuildNot(b, p, "");
+    else if (in->mod[PTX_CAT_MODE] != PTX_MODE_PO && negc)
+        c = LLVMBuildNot(b, c, "");
+    c = sfinal ? LLVMBuildSExt(b, c, t128, "") : LLVMBuildZExt(b, c, t128, "");
+    p = LLVMBuildAdd(b, p, c, "");
+    if (lsb)
+        p = LLVMBuildAdd(b, p, splat(L, LLVMConstInt(LLVMInt128TypeInContext(L->ctx), 1, false)), "");
+    if (in->mod[PTX_CAT_SCALE])
+        p = LLVMBuildAShr(b, p, splat(L, LLVMConstInt(LLVMInt128TypeInContext(L->ctx),
+                                                      in->mod[PTX_CAT_SCALE] == PTX_SCALE_SHR7 ? 7 : 15, false)), "");
+    LLVMValueRef r = LLVMBuildTrunc(b, p, t64, "");
+    if (in->flags & PTX_FLAG_BIT(SAT)) {
+        if (sfinal)
+            r = minmax(F, false, minmax(F, true, r, k64(F, (uint64_t)INT32_MIN)), k64(F, INT32_MAX));
+        else
+            r = call_intrinsic(L, "llvm.umin", &t64, 1, (LLVMValueRef[]){r, k64(F, UINT32_MAX)}, 2);
+    }
+    return LLVMBuildTrunc(b, r, vec_of(L->i32), "");
+}
+
+bool lower_video(fn *F, const ptx_instr *in, LLVMValueRef mask)
+{
+    LLVMValueRef r;
+    switch (in->op) {
+    case PTX_OP_VADD: case PTX_OP_VSUB: case PTX_OP_VABSDIFF: case PTX_OP_VMIN: case PTX_OP_VMAX:
+    case PTX_OP_VSHL: case PTX_OP_VSHR: case PTX_OP_VSET:
+        r = video_op(F, in);
+        break;
+    case PTX_OP_VMAD: r = video_mad(F, in); break;
+    default: return false;
+    }
+    write_reg(F, &in->opds[0], r, PTX_TYPE_B32, false, mask); /* any merge is in r */
+    return true;
+}
