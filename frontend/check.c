@@ -550,14 +550,30 @@ static bool is_scalar_video(ptx_opcode op)
     }
 }
 
+static bool is_simd_video(ptx_opcode op)
+{
+    switch (op) {
+    case PTX_OP_VADD2: case PTX_OP_VADD4: case PTX_OP_VSUB2: case PTX_OP_VSUB4:
+    case PTX_OP_VAVRG2: case PTX_OP_VAVRG4: case PTX_OP_VABSDIFF2: case PTX_OP_VABSDIFF4:
+    case PTX_OP_VMIN2: case PTX_OP_VMIN4: case PTX_OP_VMAX2: case PTX_OP_VMAX4:
+    case PTX_OP_VSET2: case PTX_OP_VSET4: return true;
+    default: return false;
+    }
+}
+
 /* Selectors (%r.b0) belong to the scalar video instructions' d, a and b;
- * '-' to vmad's sources.  Elsewhere they are errors, as in ptxas. */
+ * '-' to vmad's sources.  Elsewhere they are errors, as in ptxas, except
+ * the SIMD forms' masks (vadd4 d.b0), which are valid but not done. */
 static void check_operand_marks(checker *c, const ptx_instr *in)
 {
     bool video = is_scalar_video(in->op);
+    if (is_simd_video(in->op) && in->mod[PTX_CAT_RED] && in->mod[PTX_CAT_RED] != PTX_RED_ADD)
+        ERR(c, in->loc, "'%s' takes only the .add secondary operation", ptx_op_name(in->op));
     for (uint32_t i = 0; i < in->nopds; i++) {
         const ptx_operand *o = &in->opds[i];
-        if (o->vsel && (!video || i > 2))
+        if (o->vsel && is_simd_video(in->op))
+            ERR(c, o->loc, "SIMD video masks and selectors are not supported yet");
+        else if (o->vsel && (!video || i > 2))
             ERR(c, o->loc, "operand selector not allowed %s of '%s'",
                 video ? "on operand c" : "on operands", ptx_op_name(in->op));
         if (o->minus && (in->op != PTX_OP_VMAD || i == 0))

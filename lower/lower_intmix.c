@@ -155,7 +155,8 @@ static bool form_ok(fn *F, const ptx_instr *in, ptx_type t)
 /* SIMD video: each 8-bit (x4) or 16-bit (x2) part of a and b, extended by
  * its type; results saturated to the destination part type with .sat, then
  * packed, or summed into c with the .add secondary operation.  Byte
- * selectors and merge masks are not written by compilers and not parsed. */
+ * selectors and merge masks are not written by compilers; the checker
+ * refuses them. */
 static LLVMValueRef simd_video(fn *F, const ptx_instr *in)
 {
     lw *L = F->L;
@@ -242,8 +243,6 @@ bool lower_intmix(fn *F, const ptx_instr *in, LLVMValueRef mask)
     case PTX_OP_VAVRG2: case PTX_OP_VAVRG4: case PTX_OP_VABSDIFF2: case PTX_OP_VABSDIFF4:
     case PTX_OP_VMIN2: case PTX_OP_VMIN4: case PTX_OP_VMAX2: case PTX_OP_VMAX4:
     case PTX_OP_VSET2: case PTX_OP_VSET4:
-        if (in->mod[PTX_CAT_RED] && in->mod[PTX_CAT_RED] != PTX_RED_ADD)
-            return false; /* .min/.max secondary operations: not yet */
         r = simd_video(F, in), t = PTX_TYPE_B32;
         break;
     case PTX_OP_MUL24:
