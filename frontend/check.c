@@ -454,6 +454,73 @@ static void check_cp_async_bulk(checker *c, const ptx_instr *in)
         check_value(c, &in->opds[k++], PTX_TYPE_U16, SRC, false);
 }
 
+/* cp.reduce.async.bulk: the .redOp/.type pairs ptxas 13 accepts for sm_90.
+ * Into .shared::cluster only 32-bit operations (and .add.u64); into .global
+ * also 64-bit ones, f32/f64 add, f16/bf16 add (.noftz) and min/max. */
+static bool bulk_reduce_form_ok(uint8_t red, ptx_type t, bool global)
+{
+    bool b32 = t == PTX_TYPE_B32, u32 = t == PTX_TYPE_U32, s32 = t == PTX_TYPE_S32;
+    bool half = t == PTX_TYPE_F16 || t == PTX_TYPE_BF16;
+    switch (red) {
+    case PTX_RED_AND: case PTX_RED_OR: case PTX_RED_XOR:
+        return b32 || (global && t == PTX_TYPE_B64);
+    case PTX_RED_INC: case PTX_RED_DEC:
+        return u32;
+    case PTX_RED_ADD:
+        return u32 || s32 || t == PTX_TYPE_U64 ||
+               (global && (t == PTX_TYPE_F32 || t == PTX_TYPE_F64 || half));
+    case PTX_RED_MIN: case PTX_RED_MAX:
+        return u32 || s32 || (global && (t == PTX_TYPE_U64 || t == PTX_TYPE_S64 || half));
+    default:
+        return false;
+    }
+}
+
+/* cp.reduce.async.bulk.dst.src.completion{.L2::cache_hint}.redOp{.noftz}.type
+ *   .shared::cluster.shared::cta.mbarrier::complete_tx::bytes  [dst], [src], size, [mbar]
+ *   .global.shared::cta.bulk_group{.L2::cache_hint}              [dst], [src], size{, policy}
+ * .noftz goes with .add on f16/bf16 and nothing else. */
+static void check_cp_reduce_bulk(checker *c, const ptx_instr *in)
+{
+    uint8_t dst = in->mod[PTX_CAT_SPACE], red = in->mod[PTX_CAT_RED];
+    bool hint = in->mod[PTX_CAT_L2] == PTX_L2_CACHE_HINT, global = dst == PTX_SPACE_GLOBAL;
+    bool noftz = in->flags & PTX_FLAG_BIT(NOFTZ);
+    ptx_type t = in->ntypes == 1 ? (ptx_type)in->types[0] : PTX_TYPE_NONE;
+    bool half = t == PTX_TYPE_F16 || t == PTX_TYPE_BF16;
+    uint32_t want;
+    if (in->mod[PTX_CAT_SPACE2] != PTX_SPACE_SHARED_CTA)
+        ERR(c, in->loc, "cp.reduce.async.bulk reads .shared::cta");
+    switch (in->mod[PTX_CAT_COMPLETION]) {
+    case PTX_COMPLETION_MBARRIER_TX:
+        if (dst != PTX_SPACE_SHARED_CLUSTER || in->mod[PTX_CAT_L2])
+            ERR(c, in->loc, "cp.reduce.async.bulk with .mbarrier::complete_tx::bytes writes "
+                            ".shared::cluster and takes no cache hint");
+        want = 4;
+        break;
+    case PTX_COMPLETION_BULK_GROUP:
+        if (!global || (in->mod[PTX_CAT_L2] && !hint))
+            ERR(c, in->loc, "cp.reduce.async.bulk with .bulk_group writes .global "
+                            "{.L2::cache_hint}");
+        want = 3 + hint;
+        break;
+    default:
+        ERR(c, in->loc, "cp.reduce.async.bulk needs a completion mechanism "
+                        "(.mbarrier::complete_tx::bytes or .bulk_group)");
+        return;
+    }
+    if (!t || !red)
+        ERR(c, in->loc, "cp.reduce.async.bulk needs one reduction operation and one type");
+    else if (!bulk_reduce_form_ok(red, t, global) || noftz != (red == PTX_RED_ADD && half))
+        ERR(c, in->loc, "'cp.reduce.async.bulk.%s%s.%s' is not defined into %s", ptx_mod_text(PTX_CAT_RED, red),
+            noftz ? ".noftz" : "", ptx_type_name(t), global ? ".global" : ".shared::cluster");
+    if (in->nopds != want) {
+        ERR(c, in->loc, "this cp.reduce.async.bulk takes %u operands, %u given", want, in->nopds);
+        return;
+    }
+    if (want == 4)
+        check_operand(c, in, &in->opds[3], hint ? 'U' : 'A', SRC);
+}
+
 /* cp.async.bulk.prefetch.L2.global{.L2::cache_hint} [src], size{, policy} */
 static void check_bulk_prefetch(checker *c, const ptx_instr *in)
 {
@@ -772,6 +839,8 @@ static void check_instr(checker *c, ptx_instr *in)
         check_cp_async_bulk(c, in);
     else if (in->op == PTX_OP_CP_ASYNC_BULK_PREFETCH)
         check_bulk_prefetch(c, in);
+    else if (in->op == PTX_OP_CP_REDUCE_ASYNC_BULK)
+        check_cp_reduce_bulk(c, in);
     else if (in->op == PTX_OP_LD || in->op == PTX_OP_ST)
         check_ld_st(c, in);
     else if (in->op == PTX_OP_FENCE || in->op == PTX_OP_MEMBAR)

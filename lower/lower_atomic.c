@@ -297,6 +297,37 @@ LLVMValueRef atomic_rmw_at(fn *F, const atom_op *o, LLVMValueRef addr, LLVMValue
     return o->shared ? rmw_plain(F, o, p, v, NULL) : rmw_atomic(F, o, p, v, NULL, ftz_for(F, o, addr));
 }
 
+/* cp.reduce.async.bulk (lower_bulk.c): `n` bytes at `src` combined element
+ * by element into `dst`, each element one read-modify-write as atom does
+ * it (f32 add flushes subnormals into global memory, as red.global.add.f32
+ * does).  dst/src are i64 addresses, n an i64 multiple of the element size. */
+void atomic_bulk_reduce(fn *F, uint8_t red, ptx_type t, bool shared, LLVMValueRef dst, LLVMValueRef src,
+                        LLVMValueRef n)
+{
+    lw *L = F->L;
+    LLVMBuilderRef b = L->b;
+    atom_op o = {.red = red, .t = t, .size = ptx_type_size(t), .nvec = 1, .shared = shared};
+    o.it = LLVMIntTypeInContext(L->ctx, 8 * o.size);
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
+    LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "bulkred.head");
+    LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "bulkred.body");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "bulkred.done");
+    LLVMBuildBr(b, head);
+    LLVMPositionBuilderAtEnd(b, head);
+    LLVMValueRef off = LLVMBuildPhi(b, L->i64, "off");
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, off, n, ""), body, done);
+    LLVMPositionBuilderAtEnd(b, body);
+    LLVMValueRef v = LLVMBuildLoad2(b, o.it, LLVMBuildIntToPtr(b, LLVMBuildAdd(b, src, off, ""), L->ptr, ""), "");
+    set_align(v, o.size);
+    atomic_rmw_at(F, &o, LLVMBuildAdd(b, dst, off, ""), v);
+    LLVMValueRef next = LLVMBuildAdd(b, off, const_i64(L, o.size), "");
+    LLVMBuildBr(b, head);
+    LLVMValueRef vals[2] = {const_i64(L, 0), next};
+    LLVMBasicBlockRef from[2] = {pre, LLVMGetInsertBlock(b)};
+    LLVMAddIncoming(off, vals, from, 2);
+    LLVMPositionBuilderAtEnd(b, done);
+}
+
 /* ---- per lane, in lane order ---- */
 
 /* Lane `lane` of a vector spilled by spill(). */

@@ -369,7 +369,9 @@ bool lower_half(fn *F, const ptx_instr *in, LLVMValueRef mask)
         lower_half_approx(F, in, t, mask);
         return true;
     case PTX_OP_MOV: case PTX_OP_SELP: case PTX_OP_CVT: case PTX_OP_ATOM: case PTX_OP_RED:
-        return false; /* bit moves (lower_arith.c), conversions (lower_cvt.c), atomics (lower_atomic.c) */
+    case PTX_OP_CP_REDUCE_ASYNC_BULK:
+        return false; /* bit moves (lower_arith.c), conversions (lower_cvt.c), atomics (lower_atomic.c,
+                       * lower_bulk.c) */
     default:
         break;
     }

@@ -153,6 +153,9 @@ bool lower_atomic(fn *F, const ptx_instr *in, LLVMValueRef mask);
  * at one address (a scalar i64); returns the old value. */
 struct atom_op;
 LLVMValueRef atomic_rmw_at(fn *F, const struct atom_op *o, LLVMValueRef addr, LLVMValueRef v);
+/* lower_atomic.c: cp.reduce.async.bulk's element loop, `n` bytes (i64s). */
+void atomic_bulk_reduce(fn *F, uint8_t red, ptx_type t, bool shared, LLVMValueRef dst, LLVMValueRef src,
+                        LLVMValueRef n);
 /* lower_aggregate.c: the warp-aggregated form (see there). */
 LLVMValueRef lanes_share_address(fn *F, LLVMValueRef addrs, LLVMValueRef mask);
 void atomic_aggregate(fn *F, const struct atom_op *o, uint8_t red, bool is_signed, LLVMValueRef addrs,

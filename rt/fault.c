@@ -102,6 +102,7 @@ void rt_fault_raise(int kind, const char *fmt, ...)
     vsnprintf(f->msg, sizeof f->msg, fmt, ap);
     va_end(ap);
     f->kind = kind;
+    f->sig = 0; /* raised by a check, not a signal */
     current = NULL;
     siglongjmp(f->jb, 1);
 }

@@ -494,7 +494,7 @@ static void record_failure(launch_ctx *lc, worker *w)
         lc->status = (rt_status)w->fault.kind;
         static const uint32_t none[3];
         const uint32_t *id = w->cur ? w->cur->cta.ctaid : none;
-        if (w->fault.kind == RT_ERR_FAULT)
+        if (w->fault.kind == RT_ERR_FAULT && w->fault.sig)
             snprintf(lc->msg, sizeof lc->msg, "kernel '%s': %s at address 0x%lx in block (%u,%u,%u)",
                      lc->k->name, signal_name(w->fault.sig), (unsigned long)w->fault.addr, id[0],
                      id[1], id[2]);

@@ -29,6 +29,15 @@ void ptxjit_rt_trap(ptxjit_cta *cta, uint32_t line)
     rt_fault_raise(RT_ERR_TRAP, "trap instruction executed (PTX line %u)", line);
 }
 
+/* A bulk reduction whose addresses or size are not multiples of 16 bytes:
+ * the hardware raises a misaligned-address error. */
+void ptxjit_rt_bulk_misaligned(ptxjit_cta *cta, uint32_t line)
+{
+    (void)cta;
+    rt_fault_raise(RT_ERR_FAULT, "cp.reduce.async.bulk: address or size not a multiple of 16 bytes "
+                                 "(PTX line %u)", line);
+}
+
 void ptxjit_rt_assertfail(ptxjit_cta *cta, const char *msg, const char *file, uint32_t line,
                           const char *func)
 {
