@@ -14,7 +14,10 @@
  *     (inc/dec wrap, signed/unsigned min/max, rounding to nearest even,
  *     f16/bf16 subnormals kept by .noftz);
  *   - addresses or a size that are not multiples of 16 fail the launch;
- *   - forms ptxas refuses are load errors naming the line. */
+ *   - forms ptxas refuses are load errors naming the line;
+ *   - the fixture tests/cuda/bulk_reduce.cu (libcu++'s cuda::ptx wrappers)
+ *     as nvcc compiles it for sm_90 (cp.reduce.async.bulk) and for sm_75
+ *     and sm_80 (atomics), against the references in its comments. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -27,7 +30,9 @@
 
 #include <cmocka.h>
 
+#include "conform.h"
 #include "ptxjit/ptxjit.h"
+#include "test_util.h"
 
 #define HEADER ".version 8.3\n.target sm_90\n.address_size 64\n"
 
@@ -428,25 +433,6 @@ static void test_misaligned_faults(void **state)
     expect_fault("8", "32");
 }
 
-static void expect_load_error(const char *body, const char *what)
-{
-    char src[2048];
-    snprintf(src, sizeof src,
-             HEADER ".visible .entry k(.param .u64 g)\n{\n"
-                    "  .reg .b32 %%r<8>; .reg .b64 %%rd<4>;\n"
-                    "  .shared .align 8 .b64 bar; .shared .align 16 .b8 buf[64];\n"
-                    "  ld.param.u64 %%rd1, [g]; mov.u32 %%r1, buf; mov.u32 %%r2, bar;\n"
-                    "%s\n  ret;\n}\n",
-             body);
-    char *log = NULL;
-    ptxjit_module *m = ptxjit_load(ctx, src, strlen(src), "bulkred.ptx", &log, NULL);
-    if (m)
-        fail_msg("loaded: %s", body);
-    if (!log || !strstr(log, "bulkred.ptx:9:3:") || !strstr(log, what))
-        fail_msg("expected 'bulkred.ptx:9:3:' and '%s' in:\n%s", what, log ? log : "(no log)");
-    free(log);
-}
-
 #define CL "cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes"
 #define GL "cp.reduce.async.bulk.global.shared::cta.bulk_group"
 
@@ -455,30 +441,97 @@ static void expect_load_error(const char *body, const char *what)
 static void test_invalid_forms(void **state)
 {
     (void)state;
-    expect_load_error("  " CL ".and.b64 [%r1], [%r1], 16, [%r2];", "not defined into .shared::cluster");
-    expect_load_error("  " CL ".add.f32 [%r1], [%r1], 16, [%r2];", "not defined into .shared::cluster");
-    expect_load_error("  " CL ".min.u64 [%r1], [%r1], 16, [%r2];", "not defined into .shared::cluster");
-    expect_load_error("  " GL ".add.f16 [%rd1], [%r1], 16;", "not defined into .global");
-    expect_load_error("  " GL ".min.noftz.f16 [%rd1], [%r1], 16;", "not defined into .global");
-    expect_load_error("  " GL ".add.noftz.f32 [%rd1], [%r1], 16;", "not defined into .global");
-    expect_load_error("  " GL ".inc.u64 [%rd1], [%r1], 16;", "not defined into .global");
-    expect_load_error("  " GL ".and.u32 [%rd1], [%r1], 16;", "not defined into .global");
-    expect_load_error("  " GL ".add.s64 [%rd1], [%r1], 16;", "not defined into .global");
-    expect_load_error("  " CL ".L2::cache_hint.add.u32 [%r1], [%r1], 16, [%r2];", "writes .shared::cluster");
-    expect_load_error("  cp.reduce.async.bulk.global.shared::cta.mbarrier::complete_tx::bytes.add.u32 "
-                      "[%rd1], [%r1], 16, [%r2];",
-                      "writes .shared::cluster");
-    expect_load_error("  cp.reduce.async.bulk.shared::cluster.shared::cta.bulk_group.add.u32 [%r1], [%r1], 16;",
-                      "writes .global");
-    expect_load_error("  cp.reduce.async.bulk.global.global.bulk_group.add.u32 [%rd1], [%rd1], 16;",
-                      "reads .shared::cta");
-    expect_load_error("  cp.reduce.async.bulk.global.shared::cta.add.u32 [%rd1], [%r1], 16;",
-                      "completion mechanism");
-    expect_load_error("  " GL ".add.u32 [%rd1], [%r1], 16, [%r2];", "takes 3 operands");
-    expect_load_error("  " CL ".add.u32 [%r1], [%r1], 16;", "takes 4 operands");
-    expect_load_error("  " GL ".u32 [%rd1], [%r1], 16;", "one reduction operation and one type");
-    expect_load_error("  " GL ".min.f16 [%rd1], [%r1], 16;", "not supported");
-    expect_load_error("  " GL ".max.bf16 [%rd1], [%r1], 16;", "not supported");
+    static const conform_bad bad[] = {
+        {CL ".and.b64 [%r1], [%r1], 16, [%r2];", "not defined into .shared::cluster"},
+        {CL ".add.f32 [%r1], [%r1], 16, [%r2];", "not defined into .shared::cluster"},
+        {CL ".min.u64 [%r1], [%r1], 16, [%r2];", "not defined into .shared::cluster"},
+        {GL ".add.f16 [%rd1], [%r1], 16;", "not defined into .global"},
+        {GL ".min.noftz.f16 [%rd1], [%r1], 16;", "not defined into .global"},
+        {GL ".add.noftz.f32 [%rd1], [%r1], 16;", "not defined into .global"},
+        {GL ".inc.u64 [%rd1], [%r1], 16;", "not defined into .global"},
+        {GL ".and.u32 [%rd1], [%r1], 16;", "not defined into .global"},
+        {GL ".add.s64 [%rd1], [%r1], 16;", "not defined into .global"},
+        {CL ".L2::cache_hint.add.u32 [%r1], [%r1], 16, [%r2];", "writes .shared::cluster"},
+        {"cp.reduce.async.bulk.global.shared::cta.mbarrier::complete_tx::bytes.add.u32 [%rd1], [%r1], 16, [%r2];",
+         "writes .shared::cluster"},
+        {"cp.reduce.async.bulk.shared::cluster.shared::cta.bulk_group.add.u32 [%r1], [%r1], 16;", "writes .global"},
+        {"cp.reduce.async.bulk.global.global.bulk_group.add.u32 [%rd1], [%rd1], 16;", "reads .shared::cta"},
+        {"cp.reduce.async.bulk.global.shared::cta.add.u32 [%rd1], [%r1], 16;", "completion mechanism"},
+        {GL ".add.u32 [%rd1], [%r1], 16, [%r2];", "takes 3 operands"},
+        {CL ".add.u32 [%r1], [%r1], 16;", "takes 4 operands"},
+        {GL ".u32 [%rd1], [%r1], 16;", "one reduction operation and one type"},
+        {GL ".min.f16 [%rd1], [%r1], 16;", "not supported"},
+        {GL ".max.bf16 [%rd1], [%r1], 16;", "not supported"},
+    };
+    assert_int_equal(conform_expect_load_errors("sm_90", bad, sizeof bad / sizeof bad[0]), 0);
+}
+
+/* ---- the nvcc fixture ---- */
+
+enum { FIX_TILE = 256, FIX_GRID = 5 };
+
+static void check_fixture(ptxjit_module *m, const char *variant)
+{
+    static uint32_t in[FIX_GRID * FIX_TILE], out[FIX_GRID * FIX_TILE];
+    uint32_t isum[FIX_TILE], iwant[FIX_TILE];
+    float fsum[FIX_TILE], fwant[FIX_TILE];
+    for (uint32_t i = 0; i < FIX_GRID * FIX_TILE; i++)
+        in[i] = i * 2654435761u ^ 0x3c5au;
+    for (uint32_t i = 0; i < FIX_TILE; i++) {
+        isum[i] = iwant[i] = i * 7;
+        fsum[i] = fwant[i] = (float)i;
+        for (uint32_t b = 0; b < FIX_GRID; b++) {
+            iwant[i] += in[b * FIX_TILE + i];
+            fwant[i] += (float)(in[b * FIX_TILE + i] & 15);
+        }
+    }
+    char err[512];
+    struct {
+        const void *in;
+        void *isum, *fsum;
+    } p1 = {in, isum, fsum};
+    ptxjit_launch_cfg cfg = {{FIX_GRID, 1, 1}, {128, 1, 1}, 0, &p1, NULL};
+    const ptxjit_kernel *k = ptxjit_kernel_get(m, "reduce_tiles");
+    assert_non_null(k);
+    if (ptxjit_launch(ctx, k, &cfg, err, sizeof err) != PTXJIT_OK)
+        fail_msg("%s reduce_tiles: %s", variant, err);
+    for (uint32_t i = 0; i < FIX_TILE; i++)
+        if (isum[i] != iwant[i] || fsum[i] != fwant[i])
+            fail_msg("%s reduce_tiles %u: %u %g, expected %u %g", variant, i, isum[i], (double)fsum[i], iwant[i],
+                     (double)fwant[i]);
+    struct {
+        const void *in;
+        void *out;
+    } p2 = {in, out};
+    cfg.params = &p2;
+    k = ptxjit_kernel_get(m, "reduce_shared_max");
+    assert_non_null(k);
+    if (ptxjit_launch(ctx, k, &cfg, err, sizeof err) != PTXJIT_OK)
+        fail_msg("%s reduce_shared_max: %s", variant, err);
+    for (uint32_t i = 0; i < FIX_GRID * FIX_TILE; i++) {
+        int32_t x = (int32_t)in[i], y = (int32_t)(in[i] ^ 0x80000000u);
+        if (out[i] != (uint32_t)(x > y ? x : y))
+            fail_msg("%s reduce_shared_max %u: %#x for %#x", variant, i, out[i], in[i]);
+    }
+}
+
+static void test_fixture_bulk_reduce(void **state)
+{
+    (void)state;
+    static const char *const variants[] = {"bulk_reduce.sm_75.ptx", "bulk_reduce.sm_80.ptx", "bulk_reduce.sm_90.ptx"};
+    for (int v = 0; v < 3; v++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/ptx/corpus/%s", PTXJIT_TEST_DIR, variants[v]);
+        size_t len;
+        char *src = tu_read_file(path, &len);
+        assert_non_null(src);
+        if (v == 2 && !strstr(src, "cp.reduce.async.bulk.shared::cluster"))
+            fail_msg("%s does not use cp.reduce.async.bulk", variants[v]);
+        ptxjit_module *m = load(src);
+        free(src);
+        check_fixture(m, variants[v]);
+        ptxjit_module_unload(m);
+    }
 }
 
 static int setup(void **state)
@@ -504,6 +557,7 @@ int main(void)
         cmocka_unit_test(test_into_shared_cluster),
         cmocka_unit_test(test_misaligned_faults),
         cmocka_unit_test(test_invalid_forms),
+        cmocka_unit_test(test_fixture_bulk_reduce),
     };
     return cmocka_run_group_tests_name("conform_bulk_reduce", tests, setup, teardown);
 }
