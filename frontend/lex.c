@@ -236,6 +236,16 @@ static bool lex_string(lexer *lx, ptx_loc loc, bool space)
     return true;
 }
 
+/* A modifier that starts with a digit, as texture geometries do (".2d",
+ * ".3d", ".2dms"): digits then a letter that cannot continue a number. */
+static bool digit_modifier(const char *p, const char *end)
+{
+    p++;
+    while (p < end && is_digit(*p))
+        p++;
+    return p < end && is_follow(*p) && *p != 'e' && *p != 'E';
+}
+
 /* ".name" with optional "::seg" parts, e.g. ".shared::cluster", ".L2::128B". */
 static bool lex_dot(lexer *lx, ptx_loc loc, bool space)
 {
@@ -308,7 +318,7 @@ bool lex_all(const char *src, size_t len, tokens *out, ptx_diags *diags)
             while (lx.p < lx.end && is_follow(*lx.p))
                 lx.p++;
             ok = push(&lx, T_IDENT, start, loc, space) != NULL;
-        } else if (is_digit(c) || (c == '.' && lx.p + 1 < lx.end && is_digit(lx.p[1]))) {
+        } else if (is_digit(c) || (c == '.' && lx.p + 1 < lx.end && is_digit(lx.p[1]) && !digit_modifier(lx.p, lx.end))) {
             ok = lex_number(&lx, loc, space);
         } else if (c == '.') {
             ok = lex_dot(&lx, loc, space);

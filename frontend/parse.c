@@ -75,8 +75,16 @@ bool expect_punct(parser *p, char c, const char *context)
  * level a braced block (a function body) is skipped whole. */
 static void resync(parser *p, bool top_level)
 {
+    /* In a body, a '{' on the statement's line opens a vector operand (and
+     * its '}' closes it), not a scope. */
+    uint32_t line = peek(p)->loc.line, braces = 0;
     for (;;) {
         const token *t = peek(p);
+        if (!top_level && t->loc.line == line && (is_punct(t, '{') || (braces && is_punct(t, '}')))) {
+            braces += is_punct(t, '{') ? 1 : -1;
+            next_tok(p);
+            continue;
+        }
         if (t->kind == T_EOF || (!top_level && (is_punct(t, '}') || is_punct(t, '{'))))
             break;
         if (top_level && t->kind == T_DOT && t->loc.col == 1 && t->space_before)
