@@ -373,27 +373,14 @@ static bool waits_for_warps(const ptx_instr *in)
            op == PTX_OP_MBARRIER_TRY_WAIT || op == PTX_OP_NANOSLEEP || is_polling_access(in);
 }
 
-/* A module that reads %envreg takes the grid barrier's workspace (cg::
- * this_grid().sync() spins on a counter there with ld.acquire): its warps
- * yield before polling, so that the CTAs it waits for, resident on the
- * same worker, can run. */
-static bool reads_envreg(const ptx_instr *in)
-{
-    for (uint32_t i = 0; i < in->nopds; i++)
-        if (in->opds[i].kind == PTX_OPD_SREG && in->opds[i].sreg == PTX_SREG_ENVREG)
-            return true;
-    return false;
-}
-
-/* Whether some instruction of the module satisfies pred. */
-static bool module_has(const ptx_module *m, bool (*pred)(const ptx_instr *))
+static bool module_waits_for_warps(const ptx_module *m)
 {
     for (uint32_t i = 0; i < m->nitems; i++) {
         const ptx_func *f = m->items[i].func;
         if (m->items[i].kind != PTX_ITEM_FUNC)
             continue;
         for (uint32_t k = 0; k < f->nbody; k++)
-            if (f->body[k].kind == PTX_STMT_INSTR && pred(f->body[k].instr))
+            if (f->body[k].kind == PTX_STMT_INSTR && waits_for_warps(f->body[k].instr))
                 return true;
     }
     return false;
@@ -664,8 +651,7 @@ uint32_t lower_module(const ptx_module *m, LLVMContextRef ctx, LLVMTargetMachine
     L.b = LLVMCreateBuilderInContext(ctx);
     L.dyn_smem_align = 16;
     lower_math_init(&L, tm);
-    bool barriers = module_has(m, waits_for_warps);
-    L.spin_yields = module_has(m, reads_envreg);
+    bool barriers = module_waits_for_warps(m);
     uint32_t nkernels = 0;
     for (uint32_t i = 0; i < m->nitems; i++) {
         const ptx_item *it = &m->items[i];

@@ -438,8 +438,7 @@ static void lower_mov(fn *F, const ptx_instr *in, LLVMValueRef mask)
     if (a->kind == PTX_OPD_VEC || d->kind == PTX_OPD_VEC) {
         const ptx_operand *v = a->kind == PTX_OPD_VEC ? a : d;
         uint32_t part = size / v->nelems;
-        ptx_type pt = part == 1 ? PTX_TYPE_B8 : part == 2 ? PTX_TYPE_B16 : part == 4 ? PTX_TYPE_B32 : PTX_TYPE_B64;
-        ptx_type wt = size == 2 ? PTX_TYPE_B16 : size == 4 ? PTX_TYPE_B32 : size == 8 ? PTX_TYPE_B64 : PTX_TYPE_B128;
+        ptx_type pt = bit_type_of_size(part), wt = bit_type_of_size(size);
         LLVMTypeRef wide = vec_of(storage_int(L, wt));
         if (v == a) {
             LLVMValueRef acc = LLVMConstNull(wide);

@@ -388,18 +388,13 @@ static bool can_aggregate(const atom_op *o)
     }
 }
 
-static ptx_type bits_type(uint32_t size)
-{
-    return size == 2 ? PTX_TYPE_B16 : size == 4 ? PTX_TYPE_B32 : size == 8 ? PTX_TYPE_B64 : PTX_TYPE_B128;
-}
-
 /* Reads b (each element of a vector form) and c (cas) as raw bits. */
 static void read_operands(fn *F, atom_op *o)
 {
     const ptx_instr *in = o->in;
     bool is_atom = in->op == PTX_OP_ATOM;
     const ptx_operand *bo = &in->opds[is_atom ? 2 : 1];
-    ptx_type bits = bits_type(o->size);
+    ptx_type bits = bit_type_of_size(o->size);
     for (uint32_t k = 0; k < o->nvec; k++)
         o->b[k] = read_opd(F, o->nvec > 1 ? &bo->elems[k] : bo, bits, false);
     if (o->red == PTX_RED_CAS)
@@ -412,7 +407,7 @@ static void read_operands(fn *F, atom_op *o)
 static void write_results(fn *F, const atom_op *o, LLVMValueRef mask)
 {
     const ptx_operand *d = &o->in->opds[0];
-    ptx_type bits = bits_type(o->size);
+    ptx_type bits = bit_type_of_size(o->size);
     for (uint32_t k = 0; k < o->nvec; k++) {
         LLVMValueRef v = LLVMBuildLoad2(F->L->b, vec_of(o->it), o->out[k], "");
         write_reg(F, o->nvec > 1 ? &d->elems[k] : d, v, bits, false, mask);

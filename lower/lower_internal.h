@@ -37,7 +37,6 @@ typedef struct lw {
     uint32_t static_smem, dyn_smem_align;
     lower_global *globals_out; /* exported variables, for lower_result */
     uint32_t nglobals, capglobals;
-    bool spin_yields;    /* strong loads yield first: the module may spin on a grid barrier */
     char vm_isa;         /* libmvec variant: 'e' (AVX-512, 16 lanes), 'd' (AVX2, 8), 'b' (SSE, 4) */
     unsigned vm_width;
 } lw;
@@ -111,6 +110,7 @@ LLVMTypeRef lower_func_type(lw *L, const ptx_func *f);
 /* lower_value.c: registers, operands, special registers */
 LLVMTypeRef scalar_type(lw *L, ptx_type t);     /* the arithmetic type: iN, float, double, half */
 LLVMTypeRef storage_int(lw *L, ptx_type t);     /* iN of the type's size (i1 for pred) */
+ptx_type bit_type_of_size(uint32_t bytes);      /* .b8 .b16 .b32 .b64 .b128 */
 LLVMValueRef read_opd(fn *F, const ptx_operand *o, ptx_type t, bool sign_extend);
 void write_reg(fn *F, const ptx_operand *o, LLVMValueRef v, ptx_type t, bool sign_extend,
                LLVMValueRef mask);

@@ -317,25 +317,13 @@ static void lower_ld(fn *F, const ptx_instr *in, LLVMValueRef mask)
     }
 }
 
-/* The bit type of a 1-, 2-, 4-, 8- or 16-byte access (.b128 included). */
-static ptx_type bits_type(uint32_t size)
-{
-    switch (size) {
-    case 1: return PTX_TYPE_B8;
-    case 2: return PTX_TYPE_B16;
-    case 4: return PTX_TYPE_B32;
-    case 8: return PTX_TYPE_B64;
-    default: return PTX_TYPE_B128;
-    }
-}
-
 static void lower_st(fn *F, const ptx_instr *in, LLVMValueRef mask)
 {
     lw *L = F->L;
     ptx_type t = (ptx_type)in->types[0];
     uint32_t n = vec_count(in), size = ptx_type_size(t);
     LLVMValueRef addrs = address_of(F, in, &in->opds[0], in->mod[PTX_CAT_SPACE]);
-    ptx_type it = bits_type(size); /* store the bits: read as the same-size integer type */
+    ptx_type it = bit_type_of_size(size); /* store the bits: read as the same-size integer type */
     for (uint32_t k = 0; k < n; k++) {
         const ptx_operand *s = n > 1 ? &in->opds[1].elems[k] : &in->opds[1];
         LLVMValueRef v = read_opd(F, s, it, false);
@@ -408,7 +396,7 @@ static void lower_sem_access(fn *F, const ptx_instr *in, LLVMValueRef mask)
     bool store = in->op == PTX_OP_ST;
     ptx_type t = (ptx_type)in->types[0];
     uint32_t n = vec_count(in), size = ptx_type_size(t);
-    ptx_type it = bits_type(size);
+    ptx_type it = bit_type_of_size(size);
     sem_access a = {.t = storage_int(L, t), .size = size, .is_store = store};
     switch (in->mod[PTX_CAT_SEM]) {
     case PTX_SEM_RELAXED: a.order = LLVMAtomicOrderingMonotonic; break;
@@ -550,7 +538,7 @@ bool is_polling_access(const ptx_instr *in)
  * yields.  Weak loads and other atomics never wait, so they stay cheap. */
 void yield_before_poll(fn *F, const ptx_instr *in)
 {
-    if (is_polling_access(in) && (F->L->spin_yields || F->may_repeat[F->cur_block]))
+    if (is_polling_access(in) && F->may_repeat[F->cur_block])
         yield_warp(F);
 }
 

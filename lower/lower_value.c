@@ -14,6 +14,17 @@ LLVMTypeRef storage_int(lw *L, ptx_type t)
     return LLVMIntTypeInContext(L->ctx, 8 * ptx_type_size(t));
 }
 
+ptx_type bit_type_of_size(uint32_t bytes)
+{
+    switch (bytes) {
+    case 1: return PTX_TYPE_B8;
+    case 2: return PTX_TYPE_B16;
+    case 4: return PTX_TYPE_B32;
+    case 8: return PTX_TYPE_B64;
+    default: return PTX_TYPE_B128;
+    }
+}
+
 LLVMTypeRef scalar_type(lw *L, ptx_type t)
 {
     switch (t) {
