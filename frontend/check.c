@@ -583,15 +583,14 @@ static void check_createpolicy(checker *c, const ptx_instr *in)
     if (in->nopds < 2)
         return; /* fraction 1.0 */
     const ptx_operand *f = &in->opds[1];
-    double v = f->kind == PTX_OPD_F64 ? (union { uint64_t u; double d; }){f->imm}.d
-             : f->kind == PTX_OPD_F32 ? (union { uint32_t u; float f; }){(uint32_t)f->imm}.f
-                                      : 1.0;
-    if (f->kind == PTX_OPD_F32 || f->kind == PTX_OPD_F64) {
-        if (!(v > 0.0 && v <= 1.0))
-            ERR(c, f->loc, "the fraction of createpolicy must be in (0, 1]");
-    } else {
+    if (f->kind != PTX_OPD_F32 && f->kind != PTX_OPD_F64) {
         check_value(c, f, PTX_TYPE_F32, SRC, false);
+        return;
     }
+    double v = f->kind == PTX_OPD_F64 ? (union { uint64_t u; double d; }){f->imm}.d
+                                      : (union { uint32_t u; float f; }){(uint32_t)f->imm}.f;
+    if (!(v > 0.0 && v <= 1.0))
+        ERR(c, f->loc, "the fraction of createpolicy must be in (0, 1]");
 }
 
 /* setmaxnreg.{inc,dec}.sync.aligned.u32 n: n in [24, 256], a multiple of 8. */
