@@ -635,6 +635,9 @@ static void check_operand_marks(checker *c, const ptx_instr *in)
     bool video = is_scalar_video(in->op);
     if (is_simd_video(in->op) && in->mod[PTX_CAT_RED] && in->mod[PTX_CAT_RED] != PTX_RED_ADD)
         ERR(c, in->loc, "'%s' takes only the .add secondary operation", ptx_op_name(in->op));
+    uint8_t cmp = in->mod[PTX_CAT_CMP];
+    if ((in->op == PTX_OP_VSET2 || in->op == PTX_OP_VSET4) && (cmp < PTX_CMP_EQ || cmp > PTX_CMP_GE))
+        ERR(c, in->loc, "'%s' needs one of .eq, .ne, .lt, .le, .gt, .ge", ptx_op_name(in->op));
     for (uint32_t i = 0; i < in->nopds; i++) {
         const ptx_operand *o = &in->opds[i];
         if (o->vsel && is_simd_video(in->op))
