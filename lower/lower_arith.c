@@ -180,27 +180,31 @@ LLVMValueRef lower_fcompare(fn *F, const ptx_instr *in, LLVMValueRef a, LLVMValu
     return LLVMBuildFCmp(L->b, p, a, b, "");
 }
 
+bool int_predicate(uint8_t cmp, bool sign, LLVMIntPredicate *p)
+{
+    switch (cmp) {
+    case PTX_CMP_EQ: *p = LLVMIntEQ; return true;
+    case PTX_CMP_NE: *p = LLVMIntNE; return true;
+    case PTX_CMP_LT: *p = sign ? LLVMIntSLT : LLVMIntULT; return true;
+    case PTX_CMP_LE: *p = sign ? LLVMIntSLE : LLVMIntULE; return true;
+    case PTX_CMP_GT: *p = sign ? LLVMIntSGT : LLVMIntUGT; return true;
+    case PTX_CMP_GE: *p = sign ? LLVMIntSGE : LLVMIntUGE; return true;
+    case PTX_CMP_LO: *p = LLVMIntULT; return true;
+    case PTX_CMP_LS: *p = LLVMIntULE; return true;
+    case PTX_CMP_HI: *p = LLVMIntUGT; return true;
+    case PTX_CMP_HS: *p = LLVMIntUGE; return true;
+    default: *p = LLVMIntEQ; return false;
+    }
+}
+
 static LLVMValueRef compare(fn *F, const ptx_instr *in, LLVMValueRef a, LLVMValueRef b, ptx_type t)
 {
     lw *L = F->L;
-    uint8_t c = in->mod[PTX_CAT_CMP];
     if (is_f(t))
         return lower_fcompare(F, in, a, b);
-    bool s = is_signed(t);
     LLVMIntPredicate p;
-    switch (c) {
-    case PTX_CMP_EQ: p = LLVMIntEQ; break;
-    case PTX_CMP_NE: p = LLVMIntNE; break;
-    case PTX_CMP_LT: p = s ? LLVMIntSLT : LLVMIntULT; break;
-    case PTX_CMP_LE: p = s ? LLVMIntSLE : LLVMIntULE; break;
-    case PTX_CMP_GT: p = s ? LLVMIntSGT : LLVMIntUGT; break;
-    case PTX_CMP_GE: p = s ? LLVMIntSGE : LLVMIntUGE; break;
-    case PTX_CMP_LO: p = LLVMIntULT; break;
-    case PTX_CMP_LS: p = LLVMIntULE; break;
-    case PTX_CMP_HI: p = LLVMIntUGT; break;
-    case PTX_CMP_HS: p = LLVMIntUGE; break;
-    default: lw_error(L, in->loc, "comparison not valid for integers"); p = LLVMIntEQ;
-    }
+    if (!int_predicate(in->mod[PTX_CAT_CMP], is_signed(t), &p))
+        lw_error(L, in->loc, "comparison not valid for integers");
     return LLVMBuildICmp(L->b, p, a, b, "");
 }
 

@@ -164,6 +164,8 @@ void atomic_aggregate(fn *F, const struct atom_op *o, uint8_t red, bool is_signe
 bool lower_fence(fn *F, const ptx_instr *in, LLVMValueRef mask);
 bool lower_bits(fn *F, const ptx_instr *in, LLVMValueRef mask);
 bool lower_intmix(fn *F, const ptx_instr *in, LLVMValueRef mask);
+/* lower_arith.c: the integer predicate of a comparison (false: none). */
+bool int_predicate(uint8_t cmp, bool sign, LLVMIntPredicate *p);
 LLVMValueRef lower_int_sat(fn *F, LLVMValueRef a, ptx_type st, ptx_type dt); /* cvt.sat int -> int */
 /* Part k of width w bits of the i32 vector x, sign- or zero-extended. */
 LLVMValueRef int_part(fn *F, LLVMValueRef x, unsigned k, unsigned w, bool sign);

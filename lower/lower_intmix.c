@@ -194,14 +194,7 @@ static LLVMValueRef simd_video(fn *F, const ptx_instr *in)
         }
         default: { /* vset */
             LLVMIntPredicate pr;
-            switch (in->mod[PTX_CAT_CMP]) {
-            case PTX_CMP_EQ: pr = LLVMIntEQ; break;
-            case PTX_CMP_NE: pr = LLVMIntNE; break;
-            case PTX_CMP_LT: pr = sgn ? LLVMIntSLT : LLVMIntULT; break;
-            case PTX_CMP_LE: pr = sgn ? LLVMIntSLE : LLVMIntULE; break;
-            case PTX_CMP_GT: pr = sgn ? LLVMIntSGT : LLVMIntUGT; break;
-            default: pr = sgn ? LLVMIntSGE : LLVMIntUGE; break;
-            }
+            int_predicate(in->mod[PTX_CAT_CMP], sgn, &pr); /* the checker allows .eq .. .ge */
             r = LLVMBuildZExt(b, LLVMBuildICmp(b, pr, p, q, ""), vec_of(L->i32), "");
         }
         }

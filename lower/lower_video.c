@@ -41,18 +41,6 @@ static LLVMValueRef minmax(fn *F, bool max, LLVMValueRef a, LLVMValueRef b)
     return call_intrinsic(F->L, max ? "llvm.smax" : "llvm.smin", &t, 1, (LLVMValueRef[]){a, b}, 2);
 }
 
-static LLVMIntPredicate video_pred(uint8_t cmp)
-{
-    switch (cmp) {
-    case PTX_CMP_EQ: return LLVMIntEQ;
-    case PTX_CMP_NE: return LLVMIntNE;
-    case PTX_CMP_LT: return LLVMIntSLT;
-    case PTX_CMP_LE: return LLVMIntSLE;
-    case PTX_CMP_GT: return LLVMIntSGT;
-    default: return LLVMIntSGE;
-    }
-}
-
 /* vshl/vshr: b is a .u32 amount, clamped to 32 or wrapped to 5 bits.  The
  * left shift saturates in 64 bits under .sat so the later clamp sees an
  * overflow as one (|a| < 2^33, so a shift past 64 bits means "too big"). */
@@ -86,8 +74,11 @@ static LLVMValueRef video_primary(fn *F, const ptx_instr *in, LLVMValueRef a, LL
     case PTX_OP_VMIN: return minmax(F, false, a, x);
     case PTX_OP_VMAX: return minmax(F, true, a, x);
     case PTX_OP_VSHL: case PTX_OP_VSHR: return video_shift(F, in, a, x);
-    default: /* vset */
-        return ext64(F, LLVMBuildICmp(b, video_pred(in->mod[PTX_CAT_CMP]), a, x, ""), false);
+    default: { /* vset: a and b are extended to 64 bits, so a signed compare is exact */
+        LLVMIntPredicate p;
+        int_predicate(in->mod[PTX_CAT_CMP], true, &p); /* the checker allows .eq .. .ge */
+        return ext64(F, LLVMBuildICmp(b, p, a, x, ""), false);
+    }
     }
 }
 
