@@ -221,22 +221,32 @@ static bool worker_prepare(worker *w, const launch_ctx *lc, uint32_t n, size_t s
 
 /* ---- warps as fibers ---- */
 
+/* The CTA's next runnable warp after the one that ran last; -1 if none. */
+static int next_runnable(const cta_slot *s)
+{
+    uint32_t n = s->cta.nwarps;
+    for (uint32_t k = 1; k <= n; k++) {
+        uint32_t i = (s->cur_warp + k) % n;
+        if (s->state[i] == WARP_RUNNABLE)
+            return (int)i;
+    }
+    return -1;
+}
+
 /* Leaves warp `from` for the next runnable warp of its CTA, round robin,
  * switching straight to it; back to the scheduler only when none can run. */
 static void yield_to_next(cta_slot *s, uint32_t from)
 {
-    uint32_t n = s->cta.nwarps;
-    for (uint32_t k = 1; k <= n; k++) {
-        uint32_t i = (from + k) % n;
-        if (s->state[i] == WARP_RUNNABLE) {
-            if (i == from)
-                return; /* only this warp can run: keep going */
-            s->cur_warp = i;
-            rt_fiber_switch(&s->fibers[from], &s->fibers[i]);
-            return;
-        }
+    s->cur_warp = from;
+    int i = next_runnable(s);
+    if (i == (int)from)
+        return; /* only this warp can run: keep going */
+    if (i < 0) {
+        rt_fiber_switch(&s->fibers[from], &s->w->sched);
+        return;
     }
-    rt_fiber_switch(&s->fibers[from], &s->w->sched);
+    s->cur_warp = (uint32_t)i;
+    rt_fiber_switch(&s->fibers[from], &s->fibers[i]);
 }
 
 static void barrier_complete(cta_slot *s, uint32_t slot)
@@ -279,18 +289,6 @@ static void release_all(cta_slot *s)
     for (uint32_t i = 0; i < s->cta.nwarps; i++)
         if (s->state[i] >= WARP_BLOCKED)
             barrier_complete(s, s->state[i] - WARP_BLOCKED);
-}
-
-/* The CTA's next runnable warp after the one that ran last; -1 if none. */
-static int next_runnable(const cta_slot *s)
-{
-    uint32_t n = s->cta.nwarps;
-    for (uint32_t k = 1; k <= n; k++) {
-        uint32_t i = (s->cur_warp + k) % n;
-        if (s->state[i] == WARP_RUNNABLE)
-            return (int)i;
-    }
-    return -1;
 }
 
 static void start_fibers(cta_slot *s)
