@@ -518,12 +518,11 @@ static int run_chunk(void *ctx, unsigned wi, uint64_t begin, uint64_t end)
         record_failure(lc, w);
         return 1;
     }
-    volatile uint64_t i = begin;
     if (RT_FAULT_TRY(&w->fault)) {
         if (lc->resident)
             run_resident(w, begin, end);
         else
-            for (; i < end && !atomic_load(&lc->failed); i++)
+            for (uint64_t i = begin; i < end && !atomic_load(&lc->failed); i++)
                 run_cta(w, i);
         rt_fault_disarm();
         return 0;
