@@ -166,7 +166,7 @@ static uint32_t compile_ptx(ptxjit_ctx *c, const char *src, size_t len, const ch
         return d->n;
     double t1 = now();
     lower_result lr;
-    if (lower_module(*ir, c->llvm, jit_target_machine(c->jit), &lr, d))
+    if (lower_module(*ir, c->llvm, jit_target_machine(c->jit), NULL, &lr, d))
         return d->n;
     st->parse = t1 - t0;
     st->lower = now() - t1;

@@ -571,7 +571,8 @@ static void lower_prologue(fn *F)
     F->shared_base = load_field(F, F->cta, PTXJIT_CTA_SHARED, L->ptr);
     if (F->is_entry) {
         F->params_base = load_field(F, launch, PTXJIT_GRID_PARAMS, L->ptr);
-        LLVMValueRef nthreads = load_field(F, launch, PTXJIT_GRID_NTHREADS, L->i32);
+        LLVMValueRef nthreads = F->ntid[0] ? const_i32(L, F->ntid[0] * F->ntid[1] * F->ntid[2])
+                                           : load_field(F, launch, PTXJIT_GRID_NTHREADS, L->i32);
         LLVMValueRef first = LLVMBuildMul(L->b, F->warp, const_i32(L, W), "");
         LLVMValueRef tid = LLVMBuildAdd(L->b, splat(L, first), F->lane, "linear");
         F->entry_mask = LLVMBuildICmp(L->b, LLVMIntULT, tid, splat(L, nthreads), "live");
@@ -591,9 +592,20 @@ static void lower_prologue(fn *F)
     F->done = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "done");
 }
 
+/* The block shape an entry's code may assume: the launch's, when lowering
+ * specializes, else .reqntid's; unknown for .func bodies (any caller). */
+static void known_block_shape(fn *F)
+{
+    const uint32_t *n = F->L->opts.ntid[0] ? F->L->opts.ntid : F->f->reqntid;
+    if (F->is_entry && n[0])
+        for (int i = 0; i < 3; i++)
+            F->ntid[i] = n[i] ? n[i] : 1;
+}
+
 static void lower_function(lw *L, const ptx_func *f)
 {
     fn F = {.L = L, .f = f, .is_entry = f->is_entry, .fn = ptrmap_get(&L->funcs, f)};
+    known_block_shape(&F);
     if (f->is_entry)
         check_cluster_dims(L, f);
     lower_prologue(&F);
@@ -634,9 +646,11 @@ static void init_types(lw *L)
 }
 
 uint32_t lower_module(const ptx_module *m, LLVMContextRef ctx, LLVMTargetMachineRef tm,
-                      lower_result *out, ptx_diags *diags)
+                      const lower_options *opts, lower_result *out, ptx_diags *diags)
 {
     lw L = {.ctx = ctx, .m = m, .diags = diags};
+    if (opts)
+        L.opts = *opts;
     memset(out, 0, sizeof *out);
     init_types(&L);
     L.mod = LLVMModuleCreateWithNameInContext(m->filename, ctx);
@@ -675,6 +689,7 @@ uint32_t lower_module(const ptx_module *m, LLVMContextRef ctx, LLVMTargetMachine
             lower_kernel *k = &out->kernels[out->nkernels++];
             k->func = f;
             k->symbol = entry_symbol(f->name);
+            memcpy(k->ntid, L.opts.ntid, sizeof k->ntid);
         }
     }
     LLVMValueRef dyn = LLVMGetNamedGlobal(L.mod, "ptxjit.dynsmem");

@@ -11,12 +11,20 @@
 #include <llvm-c/Core.h>
 #include <llvm-c/TargetMachine.h>
 
+/* What lowering may assume about the launch.  A zero field is unknown:
+ * the code then works for any value. */
+typedef struct lower_options {
+    const char *kernel;      /* lower only this .entry (NULL: every one) */
+    uint32_t ntid[3];        /* the block shape the code is specialized for */
+} lower_options;
+
 typedef struct lower_kernel {
     const ptx_func *func;
     char *symbol;            /* the warp function's name in the LLVM module */
     uint32_t static_smem;    /* bytes of static .shared */
     uint32_t dyn_smem_align; /* alignment of the dynamic shared area */
     bool uses_barriers;      /* needs fibers */
+    uint32_t ntid[3];        /* specialized for this block shape (0: any) */
 } lower_kernel;
 
 /* A .global or .const variable, exported from the object as
@@ -42,7 +50,7 @@ typedef struct lower_result {
  * errors with their location (never a silent miscompile).  Returns the
  * number of errors; on success out->mod is a verified module. */
 uint32_t lower_module(const ptx_module *m, LLVMContextRef ctx, LLVMTargetMachineRef tm,
-                      lower_result *out, ptx_diags *diags);
+                      const lower_options *opts, lower_result *out, ptx_diags *diags);
 void lower_result_free(lower_result *r);
 
 #endif

@@ -28,6 +28,7 @@ typedef struct lw {
     LLVMModuleRef mod;
     LLVMBuilderRef b;
     const ptx_module *m;
+    lower_options opts;
     ptx_diags *diags;
     uint32_t errors;
     LLVMTypeRef i1, i8, i16, i32, i64, f16, bf16, f32, f64, ptr, voidt;
@@ -84,6 +85,7 @@ typedef struct fn {
     LLVMValueRef shared_base;    /* CTA shared window */
     LLVMValueRef alloca_ip;      /* allocas go before this in the entry block */
     LLVMValueRef carry;          /* carry flag of add.cc/addc chains, <32 x i1>, lazily */
+    uint32_t ntid[3];            /* the block shape, when known at compile time (else 0) */
 } fn;
 
 /* lower.c */

@@ -235,10 +235,20 @@ void init_sregs(fn *F)
     }
     LLVMValueRef first = LLVMBuildMul(L->b, F->warp, const_i32(L, W), "");
     LLVMValueRef linear = LLVMBuildAdd(L->b, splat(L, first), F->lane, "");
-    LLVMValueRef q, r;
-    div_small(F, linear, ntid[0], &q, &r);
-    F->sregs[PTX_SREG_TID][1] = r;
-    div_small(F, q, ntid[1], &F->sregs[PTX_SREG_TID][3], &F->sregs[PTX_SREG_TID][2]);
+    if (F->ntid[0]) { /* a known shape: divisions by constants, which LLVM strength-reduces */
+        for (int i = 0; i < 3; i++)
+            F->sregs[PTX_SREG_NTID][i + 1] = splat(L, const_i32(L, F->ntid[i]));
+        LLVMValueRef nx = splat(L, const_i32(L, F->ntid[0])), ny = splat(L, const_i32(L, F->ntid[1]));
+        LLVMValueRef q = LLVMBuildUDiv(L->b, linear, nx, "");
+        F->sregs[PTX_SREG_TID][1] = LLVMBuildURem(L->b, linear, nx, "tid.x");
+        F->sregs[PTX_SREG_TID][2] = LLVMBuildURem(L->b, q, ny, "tid.y");
+        F->sregs[PTX_SREG_TID][3] = LLVMBuildUDiv(L->b, q, ny, "tid.z");
+    } else {
+        LLVMValueRef q, r;
+        div_small(F, linear, ntid[0], &q, &r);
+        F->sregs[PTX_SREG_TID][1] = r;
+        div_small(F, q, ntid[1], &F->sregs[PTX_SREG_TID][3], &F->sregs[PTX_SREG_TID][2]);
+    }
     F->sregs[PTX_SREG_LANEID][0] = F->lane;
     F->sregs[PTX_SREG_WARPID][0] = splat(L, F->warp);
     F->sregs[PTX_SREG_NWARPID][0] = splat(L, load_field(F, F->cta, PTXJIT_CTA_NWARPS, L->i32));
