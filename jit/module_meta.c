@@ -81,6 +81,7 @@ static int kernel_meta(const lower_kernel *lk, mm_kernel *k)
     ki->minnctapersm = f->minnctapersm;
     ki->maxnreg = f->maxnreg;
     ki->uses_barriers = lk->uses_barriers;
+    ki->frame_size = lk->frame_size;
     return 0;
 }
 

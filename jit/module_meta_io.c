@@ -6,7 +6,7 @@
  *   u32 version (MM_VERSION), u32 nkernels, u32 nglobals
  *   kernel:  str name, str symbol, u32 nparams, param x nparams,
  *            u32 param_bytes static_smem dyn_smem_align reqntid[3] maxntid[3]
- *                minnctapersm maxnreg, u8 uses_barriers
+ *                minnctapersm maxnreg, u8 uses_barriers, u32 frame_size
  *   param:   str name, str type, u32 vec, u64 count, u32 offset size align,
  *            u32 ndims, u64 dims[ndims]
  *   global:  str name, str symbol, u64 size, u8 is_const
@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MM_VERSION 1
+#define MM_VERSION 2
 
 /* ---- writing ---- */
 
@@ -101,6 +101,7 @@ static void put_kernel(wbuf *w, const mm_kernel *k)
     put_u32(w, ki->minnctapersm);
     put_u32(w, ki->maxnreg);
     put_u8(w, ki->uses_barriers);
+    put_u32(w, ki->frame_size);
 }
 
 int module_meta_pack(const module_meta *mm, const void *obj, size_t objsize, void **out,
@@ -254,6 +255,7 @@ static void get_kernel(rbuf *r, mm_kernel *k)
     ki->minnctapersm = get_u32(r, "a kernel");
     ki->maxnreg = get_u32(r, "a kernel");
     ki->uses_barriers = get_u8(r, "a kernel") != 0;
+    ki->frame_size = get_u32(r, "a kernel");
     for (uint32_t i = 0; !r->bad && i < ki->nparams; i++)
         if ((uint64_t)params[i].offset + params[i].size > ki->param_bytes)
             fail(r, "parameter '%s' of '%s' lies outside its %u-byte buffer", params[i].name,

@@ -213,7 +213,8 @@ static ptxjit_module *instantiate(ptxjit_ctx *c, const void *obj, size_t size, m
         ptxjit_kernel *k = &m->kernels[m->nkernels];
         k->info = &mk->info;
         k->rt = (rt_kernel){mk->info.name, (ptxjit_warp_fn)jit_unit_lookup(m->unit, mk->symbol),
-                            mk->info.static_smem, mk->info.dyn_smem_align, mk->info.uses_barriers};
+                            mk->info.static_smem, mk->info.dyn_smem_align, mk->info.uses_barriers,
+                            mk->info.frame_size};
         if (!k->rt.fn) {
             snprintf(err, errlen, "internal error: kernel '%s' did not load", mk->info.name);
             goto fail;

@@ -585,6 +585,8 @@ static void lower_prologue(fn *F)
     init_sregs(F);
     if (!F->is_entry)
         bind_func_params(F);
+    if (F->resumable)
+        resume_begin(F);
     LLVMValueRef pc0 = LLVMBuildSelect(L->b, F->entry_mask, LLVMConstNull(vec_of(L->i32)),
                                        splat(L, const_i32(L, PC_EXIT)), "");
     LLVMBuildStore(L->b, pc0, F->pc);
@@ -602,18 +604,27 @@ static void known_block_shape(fn *F)
             F->ntid[i] = n[i] ? n[i] : 1;
 }
 
-static void lower_function(lw *L, const ptx_func *f)
+/* Returns the size of the warp frame of a resumable kernel, else 0. */
+static uint32_t lower_function(lw *L, const ptx_func *f)
 {
     fn F = {.L = L, .f = f, .is_entry = f->is_entry, .fn = ptrmap_get(&L->funcs, f)};
     known_block_shape(&F);
+    F.resumable = kernel_resumes(L, f);
     if (f->is_entry)
         check_cluster_dims(L, f);
     lower_prologue(&F);
     LLVMBasicBlockRef entry = LLVMGetInsertBlock(L->b);
     lower_body(&F);
     LLVMPositionBuilderAtEnd(L->b, entry);
-    LLVMBuildBr(L->b, F.dispatch);
+    /* A warp starts with its live lanes (lane 0 at least) at block 0, which
+     * is the dispatcher's first pick. */
+    LLVMBasicBlockRef start = f->is_entry && F.nblocks ? F.blocks[0] : F.dispatch;
+    if (F.resumable)
+        resume_entry_branch(&F, start);
+    else
+        LLVMBuildBr(L->b, start);
     emit_dispatcher(&F);
+    uint32_t frame_size = F.resumable ? resume_finish(&F) : 0;
     for (uint32_t i = 0; i < F.regs.cap; i++)
         free(F.regs.keys[i] ? F.regs.vals[i] : NULL);
     ptrmap_free(&F.regs);
@@ -628,6 +639,7 @@ static void lower_function(lw *L, const ptx_func *f)
     free(F.cta_barrier_block);
     free(F.from_later);
     free(F.may_repeat);
+    return frame_size;
 }
 
 static void init_types(lw *L)
@@ -684,10 +696,11 @@ uint32_t lower_module(const ptx_module *m, LLVMContextRef ctx, LLVMTargetMachine
         const ptx_func *f = m->items[i].func;
         if (m->items[i].kind != PTX_ITEM_FUNC || !f->has_body)
             continue;
-        lower_function(&L, f);
+        uint32_t frame_size = lower_function(&L, f);
         if (f->is_entry) {
             lower_kernel *k = &out->kernels[out->nkernels++];
             k->func = f;
+            k->frame_size = frame_size;
             k->symbol = entry_symbol(f->name);
             memcpy(k->ntid, L.opts.ntid, sizeof k->ntid);
         }
@@ -699,7 +712,7 @@ uint32_t lower_module(const ptx_module *m, LLVMContextRef ctx, LLVMTargetMachine
     for (uint32_t i = 0; i < out->nkernels; i++) {
         out->kernels[i].static_smem = L.static_smem;
         out->kernels[i].dyn_smem_align = L.dyn_smem_align;
-        out->kernels[i].uses_barriers = barriers;
+        out->kernels[i].uses_barriers = barriers && !out->kernels[i].frame_size;
     }
     char *msg = NULL;
     if (!L.errors && LLVMVerifyModule(L.mod, LLVMReturnStatusAction, &msg)) {

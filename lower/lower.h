@@ -24,6 +24,7 @@ typedef struct lower_kernel {
     uint32_t static_smem;    /* bytes of static .shared */
     uint32_t dyn_smem_align; /* alignment of the dynamic shared area */
     bool uses_barriers;      /* needs fibers */
+    uint32_t frame_size;     /* resumable (barriers return, abi.h): bytes of a warp frame; 0: not */
     uint32_t ntid[3];        /* specialized for this block shape (0: any) */
 } lower_kernel;
 

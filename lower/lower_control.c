@@ -121,6 +121,8 @@ void emit_dispatcher(fn *F)
         LLVMAddCase(sw, const_i32(L, b), F->blocks[b]);
     LLVMPositionBuilderAtEnd(L->b, F->done);
     if (F->is_entry) {
+        if (F->resumable)
+            resume_exit(F);
         LLVMBuildRetVoid(L->b);
         return;
     }
@@ -408,6 +410,11 @@ static LLVMValueRef call_bar(fn *F, const ptx_instr *in, LLVMValueRef mask, LLVM
     LLVMBasicBlockRef after = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "bar.done");
     LLVMBuildCondBr(b, any, call, after);
     LLVMPositionBuilderAtEnd(b, call);
+    if (F->resumable && op != PTXJIT_BAR_ARRIVE) {
+        resume_wait(F, in, mask, id, threads, opv, value);
+        LLVMPositionBuilderAtEnd(b, after);
+        return const_i32(L, 0); /* reached only when siblings arrived for these lanes */
+    }
     LLVMTypeRef p[6] = {L->ptr, L->i32, L->i32, L->i32, L->i32, L->i32};
     LLVMValueRef f = declare_rt(L, "ptxjit_rt_bar", L->i32, p, 6);
     LLVMValueRef args[6] = {F->cta, F->warp, id, threads, opv, value};

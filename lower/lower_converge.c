@@ -152,6 +152,10 @@ void place_sync_points(fn *F)
     uint8_t *split = calloc(f->nbody + 1, 1);
     for (uint32_t i = 0; i < f->nbody; i++)
         split[i] = sync_stmt(f, i) && (ptx_op_effects(f->body[i].instr->op) & E_SYNC);
+    /* a warp that returns at a barrier resumes at the next block */
+    for (uint32_t i = f->nbody; F->resumable && i-- > 0;)
+        if (split[i])
+            split[i + 1] = 1;
     split_blocks(F, split);
     bool more = false;
     for (uint32_t i = 0, last = UINT32_MAX; i < f->nbody; i++) {

@@ -86,6 +86,13 @@ typedef struct fn {
     LLVMValueRef alloca_ip;      /* allocas go before this in the entry block */
     LLVMValueRef carry;          /* carry flag of add.cc/addc chains, <32 x i1>, lazily */
     uint32_t ntid[3];            /* the block shape, when known at compile time (else 0) */
+    bool resumable;              /* barriers return to the runtime (lower_resume.c) */
+    LLVMValueRef frame;          /* resumable: the warp's frame */
+    LLVMValueRef frame_size;     /* resumable: constant global, set once the frame is laid out */
+    LLVMBasicBlockRef save, restore;
+    const ptx_instr **waits;     /* resumable: the barrier of each resume point */
+    uint32_t *wait_next;         /* resumable: the block each resume point continues at */
+    uint32_t nwaits;
 } fn;
 
 /* lower.c */
@@ -243,6 +250,15 @@ void arrive_sync_point(fn *F, const ptx_instr *in);
 LLVMValueRef dispatch_candidates(fn *F, LLVMValueRef pc);
 LLVMValueRef fairness_candidates(fn *F, LLVMValueRef pc, LLVMValueRef cand);
 LLVMValueRef barrier_arrivals(fn *F, LLVMValueRef mask, LLVMValueRef *sib);
+
+/* lower_resume.c: CTA barriers by returning to the runtime */
+bool kernel_resumes(lw *L, const ptx_func *f);
+void resume_begin(fn *F);
+void resume_entry_branch(fn *F, LLVMBasicBlockRef start);
+void resume_exit(fn *F);
+void resume_wait(fn *F, const ptx_instr *in, LLVMValueRef mask, LLVMValueRef id, LLVMValueRef threads,
+                 LLVMValueRef op, LLVMValueRef value);
+uint32_t resume_finish(fn *F);
 
 /* lower_control.c */
 void lower_terminator(fn *F, const ptx_instr *in, uint32_t block, LLVMValueRef mask);

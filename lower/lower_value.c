@@ -204,21 +204,6 @@ static LLVMValueRef lanemask(fn *F, int kind)
     }
 }
 
-/* q = x / d, r = x % d for x < 2^11 and a uniform d <= 1024 (thread
- * indices in a block): multiply by the rounded-up reciprocal, which is exact
- * in that range, instead of a vector division (32 scalar divides on x86). */
-static void div_small(fn *F, LLVMValueRef x, LLVMValueRef d, LLVMValueRef *q, LLVMValueRef *r)
-{
-    lw *L = F->L;
-    LLVMBuilderRef b = L->b;
-    LLVMValueRef d64 = LLVMBuildZExt(b, d, L->i64, "");
-    LLVMValueRef m = LLVMBuildUDiv(b, LLVMBuildAdd(b, const_i64(L, 1ull << 32), LLVMBuildSub(b, d64, const_i64(L, 1), ""), ""),
-                                   d64, ""); /* ceil(2^32 / d) */
-    LLVMValueRef prod = LLVMBuildMul(b, LLVMBuildZExt(b, x, vec_of(L->i64), ""), splat(L, m), "");
-    *q = LLVMBuildTrunc(b, LLVMBuildLShr(b, prod, splat(L, const_i64(L, 32)), ""), vec_of(L->i32), "");
-    *r = LLVMBuildSub(b, x, LLVMBuildMul(b, *q, splat(L, d), ""), "");
-}
-
 /* Eagerly computed in the prologue; unused ones are deleted by LLVM. */
 void init_sregs(fn *F)
 {
@@ -243,11 +228,16 @@ void init_sregs(fn *F)
         F->sregs[PTX_SREG_TID][1] = LLVMBuildURem(L->b, linear, nx, "tid.x");
         F->sregs[PTX_SREG_TID][2] = LLVMBuildURem(L->b, q, ny, "tid.y");
         F->sregs[PTX_SREG_TID][3] = LLVMBuildUDiv(L->b, q, ny, "tid.z");
-    } else {
-        LLVMValueRef q, r;
-        div_small(F, linear, ntid[0], &q, &r);
-        F->sregs[PTX_SREG_TID][1] = r;
-        div_small(F, q, ntid[1], &F->sregs[PTX_SREG_TID][3], &F->sregs[PTX_SREG_TID][2]);
+    } else { /* the launch's table */
+        LLVMValueRef tids = load_field(F, launch, PTXJIT_GRID_TIDS, L->ptr);
+        LLVMValueRef row = LLVMBuildMul(L->b, LLVMBuildZExt(L->b, F->warp, L->i64, ""), const_i64(L, 3 * 4 * W), "");
+        for (int i = 0; i < 3; i++) {
+            LLVMValueRef off = LLVMBuildAdd(L->b, row, const_i64(L, 4 * W * i), "");
+            LLVMValueRef p = LLVMBuildGEP2(L->b, L->i8, tids, &off, 1, "");
+            LLVMValueRef v = LLVMBuildLoad2(L->b, vec_of(L->i32), p, "tid");
+            LLVMSetAlignment(v, 64);
+            F->sregs[PTX_SREG_TID][i + 1] = v;
+        }
     }
     F->sregs[PTX_SREG_LANEID][0] = F->lane;
     F->sregs[PTX_SREG_WARPID][0] = splat(L, F->warp);

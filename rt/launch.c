@@ -56,6 +56,8 @@ typedef struct cta_slot {
     uint32_t cluster_phase[MAX_WARPS]; /* the barrier.cluster phase each warp arrived at */
     uint32_t *printf_seq;
     uint32_t nseq;
+    char *frames;                      /* resumable kernels: the warps' frames */
+    size_t frames_size;
 } cta_slot;
 
 struct worker {
@@ -94,6 +96,7 @@ struct launch_ctx {
     /* The grid barrier's workspace (cooperative launches): generated code
      * finds it through %envreg1:%envreg2 and counts arrivals at word 1. */
     alignas(16) uint32_t grid_workspace[4];
+    alignas(64) uint32_t tids[MAX_WARPS * 3 * PTXJIT_WARP_SIZE]; /* launch.tids */
 };
 
 /* The offsets abi.h gives the generated code. */
@@ -103,11 +106,20 @@ _Static_assert(offsetof(ptxjit_grid, dynamic_smem) == PTXJIT_GRID_DYNAMIC_SMEM, 
 _Static_assert(offsetof(ptxjit_grid, nthreads) == PTXJIT_GRID_NTHREADS, "abi.h");
 _Static_assert(offsetof(ptxjit_grid, params) == PTXJIT_GRID_PARAMS, "abi.h");
 _Static_assert(offsetof(ptxjit_grid, envreg) == PTXJIT_GRID_ENVREG, "abi.h");
+_Static_assert(offsetof(ptxjit_grid, tids) == PTXJIT_GRID_TIDS, "abi.h");
 _Static_assert(offsetof(ptxjit_cta, launch) == PTXJIT_CTA_GRID, "abi.h");
 _Static_assert(offsetof(ptxjit_cta, ctaid) == PTXJIT_CTA_CTAID, "abi.h");
 _Static_assert(offsetof(ptxjit_cta, nwarps) == PTXJIT_CTA_NWARPS, "abi.h");
 _Static_assert(offsetof(ptxjit_cta, cta_linear) == PTXJIT_CTA_LINEAR, "abi.h");
 _Static_assert(offsetof(ptxjit_cta, shared) == PTXJIT_CTA_SHARED, "abi.h");
+_Static_assert(offsetof(ptxjit_cta, frames) == PTXJIT_CTA_FRAMES, "abi.h");
+_Static_assert(offsetof(ptxjit_warp_frame, resume) == PTXJIT_FRAME_RESUME, "abi.h");
+_Static_assert(offsetof(ptxjit_warp_frame, op) == PTXJIT_FRAME_OP, "abi.h");
+_Static_assert(offsetof(ptxjit_warp_frame, id) == PTXJIT_FRAME_ID, "abi.h");
+_Static_assert(offsetof(ptxjit_warp_frame, threads) == PTXJIT_FRAME_THREADS, "abi.h");
+_Static_assert(offsetof(ptxjit_warp_frame, value) == PTXJIT_FRAME_VALUE, "abi.h");
+_Static_assert(offsetof(ptxjit_warp_frame, red) == PTXJIT_FRAME_RED, "abi.h");
+_Static_assert(offsetof(ptxjit_warp_frame, lanes) == PTXJIT_FRAME_LANES, "abi.h");
 
 rt_device *rt_device_create(unsigned threads)
 {
@@ -138,6 +150,7 @@ static void slot_free(cta_slot *s)
     free(s->state);
     rt_shared_window_free(&s->shared);
     free(s->printf_seq);
+    free(s->frames);
 }
 
 static void worker_free(worker *w)
@@ -165,7 +178,29 @@ unsigned rt_device_workers(const rt_device *d) { return d->nworkers; }
  * each other. */
 static bool runs_fibers(const launch_ctx *lc, uint32_t nwarps)
 {
+    if (lc->k->frame_size) /* resumable: warps return at barriers */
+        return false;
     return lc->resident ? true : lc->k->uses_barriers && nwarps > 1;
+}
+
+/* Frames and warp states of a resumable kernel's warps. */
+static bool slot_prepare_frames(cta_slot *s, uint32_t nwarps, uint32_t frame_size)
+{
+    size_t need = (size_t)nwarps * frame_size;
+    if (need > s->frames_size) {
+        free(s->frames);
+        s->frames = aligned_alloc(64, need);
+        s->frames_size = s->frames ? need : 0;
+        if (!s->frames)
+            return false;
+    }
+    if (nwarps > s->nfibers) { /* the state array is sized by nfibers */
+        uint8_t *state = realloc(s->state, nwarps);
+        if (!state)
+            return false;
+        s->state = state;
+    }
+    return true;
 }
 
 /* Grows one CTA slot's reusable state for this launch's shape. */
@@ -182,6 +217,8 @@ static bool slot_prepare(cta_slot *s, const launch_ctx *lc, size_t smem)
         if (!s->printf_seq)
             return false;
     }
+    if (k->frame_size && !slot_prepare_frames(s, nwarps, k->frame_size))
+        return false;
     /* warp states also serve barriers when one warp runs in a loop */
     if (!(lc->resident || k->uses_barriers) || nwarps <= s->nfibers)
         return true;
@@ -442,6 +479,7 @@ static void cta_begin(worker *w, cta_slot *s, uint64_t linear)
     s->cta.launch = L;
     s->cta.worker = s;
     s->cta.shared = s->shared.base;
+    s->cta.frames = s->frames;
     s->cta.nwarps = lc->nwarps;
     s->cta.cta_linear = linear;
     s->cta.ctaid[0] = (uint32_t)(linear % L->nctaid[0]);
@@ -452,11 +490,54 @@ static void cta_begin(worker *w, cta_slot *s, uint64_t linear)
     s->live_warps = s->cta.nwarps;
 }
 
+/* A resumable kernel's CTA: its warps in a loop, each called until it
+ * waits at a barrier (it returns with the barrier in its frame) or exits;
+ * a warp whose barrier completed is called again and continues there. */
+static void run_resumable(worker *w, cta_slot *s)
+{
+    const rt_kernel *k = w->lc->k;
+    uint32_t n = s->cta.nwarps;
+    for (uint32_t i = 0; i < n; i++) {
+        s->state[i] = WARP_RUNNABLE;
+        s->red_out[i] = 0;
+        ((ptxjit_warp_frame *)(s->frames + (size_t)i * k->frame_size))->resume = 0;
+    }
+    w->stack_top = __builtin_frame_address(0);
+    while (s->live_warps) {
+        bool ran = false;
+        for (uint32_t i = 0; i < n; i++) {
+            if (s->state[i] != WARP_RUNNABLE)
+                continue;
+            ptxjit_warp_frame *f = (ptxjit_warp_frame *)(s->frames + (size_t)i * k->frame_size);
+            ran = true;
+            f->red = s->red_out[i];
+            s->cur_warp = i;
+            k->fn(&s->cta, i);
+            if (!f->resume) {
+                s->state[i] = WARP_DONE;
+                warp_exited(s);
+                continue;
+            }
+            if (f->op == PTXJIT_BAR_RED_SPLIT)
+                ptxjit_rt_bar(&s->cta, i, f->id, 0, f->op, 0); /* raises the fault */
+            uint32_t slot = f->id % NBARRIERS;
+            s->state[i] = (uint8_t)(WARP_BLOCKED + slot); /* completion makes it runnable */
+            barrier_arrive(s, slot, f->threads, f->op, f->value);
+        }
+        if (!ran)
+            release_all(s);
+    }
+}
+
 static void run_cta(worker *w, uint64_t linear)
 {
     cta_slot *s = &w->slots[0];
     cta_begin(w, s, linear);
     w->cur = s;
+    if (w->lc->k->frame_size) {
+        run_resumable(w, s);
+        return;
+    }
     if (as_fibers(s)) {
         run_fibers(w, 1);
         return;
@@ -519,7 +600,7 @@ static int run_chunk(void *ctx, unsigned wi, uint64_t begin, uint64_t end)
         return 1;
     }
     if (RT_FAULT_TRY(&w->fault)) {
-        if (lc->resident)
+        if (lc->resident && !lc->k->frame_size)
             run_resident(w, begin, end);
         else
             for (uint64_t i = begin; i < end && !atomic_load(&lc->failed); i++)
@@ -573,6 +654,20 @@ uint64_t rt_cooperative_max(const rt_device *d, uint32_t threads)
     return (uint64_t)per_worker * d->nworkers;
 }
 
+/* %tid of each thread of a block, so that warps need no divisions. */
+static void fill_tids(launch_ctx *lc)
+{
+    const uint32_t *n = lc->launch.ntid;
+    for (uint32_t w = 0; w < lc->nwarps; w++)
+        for (uint32_t l = 0; l < PTXJIT_WARP_SIZE; l++) {
+            uint32_t t = w * PTXJIT_WARP_SIZE + l, *row = &lc->tids[3 * PTXJIT_WARP_SIZE * w];
+            row[l] = t % n[0];
+            row[PTXJIT_WARP_SIZE + l] = t / n[0] % n[1];
+            row[2 * PTXJIT_WARP_SIZE + l] = t / n[0] / n[1];
+        }
+    lc->launch.tids = lc->tids;
+}
+
 /* A cooperative grid runs all at once: each worker holds an equal share
  * (one chunk each, so no chunk waits for a worker another chunk holds),
  * and the grid barrier's workspace is zeroed and published in %envreg1
@@ -605,6 +700,7 @@ rt_status rt_launch(rt_device *d, const rt_kernel *k, const rt_launch_cfg *cfg, 
     size_t align = k->dyn_smem_align ? k->dyn_smem_align : 16;
     lc.smem = ((k->static_smem + align - 1) & ~(align - 1)) + cfg->dyn_smem;
     lc.nwarps = (lc.launch.nthreads + PTXJIT_WARP_SIZE - 1) / PTXJIT_WARP_SIZE;
+    fill_tids(&lc);
     lc.log = rt_printf_log_create();
     if (!lc.log) {
         snprintf(msg, msglen, "out of memory");

@@ -20,6 +20,7 @@ typedef struct rt_kernel {
     uint32_t static_smem;    /* bytes */
     uint32_t dyn_smem_align; /* alignment of the dynamic area */
     bool uses_barriers;      /* run warps as fibers */
+    uint32_t frame_size;     /* >0: resumable (abi.h): bytes of a warp frame */
 } rt_kernel;
 
 typedef struct rt_launch_cfg {

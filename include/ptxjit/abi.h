@@ -23,6 +23,9 @@ typedef struct ptxjit_grid {
     uint32_t envreg[32];     /* %envreg0..31: the grid barrier's workspace address in
                                 envreg1 (high) and envreg2 (low) for cooperative
                                 launches, otherwise 0 */
+    const uint32_t *tids;    /* %tid of every thread, computed once per launch: for
+                                warp w, x of its 32 lanes at tids[96 w], then y, then z
+                                (64-byte aligned) */
 } ptxjit_grid;
 
 /* Per-CTA state; one per worker, reused from CTA to CTA. */
@@ -33,7 +36,22 @@ typedef struct ptxjit_cta {
     uint64_t cta_linear;     /* ctaid.x + nctaid.x * (ctaid.y + nctaid.y * ctaid.z) */
     char *shared;            /* shared window: static variables, then dynamic */
     void *worker;            /* the runtime's per-worker object (opaque here) */
+    char *frames;            /* resumable kernels: the warps' frames, frame_size bytes each */
 } ptxjit_cta;
+
+/* The start of a resumable kernel's warp frame.  A kernel whose CTA
+ * barriers all lie in its own body compiles so that a warp reaching a
+ * barrier saves what it needs into its frame and returns, instead of
+ * switching fibers: the runtime runs the CTA's warps in a loop, calls
+ * each again once its barrier completed, and the warp continues where it
+ * left off.  The rest of the frame belongs to the generated code. */
+typedef struct ptxjit_warp_frame {
+    uint32_t resume;         /* 0: start (runtime) / exited (code); else waiting */
+    uint32_t op, id, threads, value; /* the barrier it waits at, as for ptxjit_rt_bar */
+    uint32_t red;            /* bar.red's result, set by the runtime before the call */
+    uint32_t lanes;          /* code only: the lanes that executed the barrier */
+    uint32_t pad;
+} ptxjit_warp_frame;
 
 /* Field offsets used by the generated code (checked by a test). */
 #define PTXJIT_GRID_NCTAID 0
@@ -42,11 +60,20 @@ typedef struct ptxjit_cta {
 #define PTXJIT_GRID_NTHREADS 28
 #define PTXJIT_GRID_PARAMS 32
 #define PTXJIT_GRID_ENVREG 48
+#define PTXJIT_GRID_TIDS 176
 #define PTXJIT_CTA_GRID 0
 #define PTXJIT_CTA_CTAID 8
 #define PTXJIT_CTA_NWARPS 20
 #define PTXJIT_CTA_LINEAR 24
 #define PTXJIT_CTA_SHARED 32
+#define PTXJIT_CTA_FRAMES 48
+#define PTXJIT_FRAME_RESUME 0
+#define PTXJIT_FRAME_OP 4
+#define PTXJIT_FRAME_ID 8
+#define PTXJIT_FRAME_THREADS 12
+#define PTXJIT_FRAME_VALUE 16
+#define PTXJIT_FRAME_RED 20
+#define PTXJIT_FRAME_LANES 24
 
 /* The compiled form of a .entry: runs warp `warp` of the CTA. */
 typedef void (*ptxjit_warp_fn)(ptxjit_cta *cta, uint32_t warp);

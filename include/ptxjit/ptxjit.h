@@ -108,7 +108,8 @@ typedef struct ptxjit_kernel_info {
     uint32_t dyn_smem_align; /* alignment of the dynamic .shared area */
     uint32_t reqntid[3], maxntid[3]; /* 0: not declared */
     uint32_t minnctapersm, maxnreg;  /* 0: not declared */
-    bool uses_barriers;
+    bool uses_barriers;      /* warps run as fibers */
+    uint32_t frame_size;     /* >0: barriers return to the runtime; bytes of a warp's frame */
 } ptxjit_kernel_info;
 
 /* A module-scope .global or .const variable. */

@@ -1,0 +1,292 @@
+/* lower_resume.c - CTA barriers by returning instead of switching fibers.
+ *
+ * A kernel whose waits are all CTA barriers in its own body (no barrier in
+ * a .func, no polling loop, no .local memory, which lives in the warp's
+ * stack frame) compiles to a resumable warp function.  A warp that must
+ * wait at a barrier stores the barrier's arguments and its state - the pc
+ * vector, the dispatcher's lane sets, and every register that some block
+ * reads before writing - into its frame (abi.h: ptxjit_warp_frame, then
+ * this file's layout) and returns.  The runtime runs the CTA's warps in a
+ * loop and calls a warp again once its barrier completed; the warp then
+ * reloads its state and continues at the dispatcher, whose lanes are
+ * pending after the barrier.  Registers live only inside a block are never
+ * saved: nvcc's virtual registers are mostly like that.
+ *
+ * A barrier that waits ends its block (place_sync_points splits after it),
+ * so no LLVM value of the block crosses the return.  The register state
+ * is stored and reloaded through the registers' allocas, which LLVM still
+ * promotes to SSA values. */
+#include "lower_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Frame layout after the runtime's header: the pc vector, the
+ * dispatcher's four counters and lane sets, the carry flag, registers. */
+enum {
+    FRAME_PC = 64,
+    FRAME_SCHED = FRAME_PC + 4 * W,
+    FRAME_PARKED = FRAME_SCHED + 4,
+    FRAME_FORCED = FRAME_PARKED + 4,
+    FRAME_BAR_DONE = FRAME_FORCED + 4,
+    FRAME_CARRY = FRAME_BAR_DONE + 4,
+    FRAME_REGS = FRAME_CARRY + W + 32,
+};
+
+/* Waits that need the warp's stack kept: everything but CTA barriers. */
+static bool waits_for_warps_except_barrier(const ptx_instr *in)
+{
+    ptx_opcode op = in->op;
+    if (op == PTX_OP_BARRIER_CLUSTER_ARRIVE || op == PTX_OP_BARRIER_CLUSTER_WAIT)
+        return true;
+    return op == PTX_OP_MBARRIER_TEST_WAIT || op == PTX_OP_MBARRIER_TRY_WAIT ||
+           op == PTX_OP_NANOSLEEP || is_polling_access(in);
+}
+
+static bool body_blocks_resume(const ptx_func *f, bool is_kernel, bool *barriers)
+{
+    for (uint32_t i = 0; i < f->nbody; i++) {
+        const ptx_stmt *s = &f->body[i];
+        if (s->kind == PTX_STMT_VAR && s->var->space == PTX_SP_LOCAL && is_kernel)
+            return true;
+        if (s->kind != PTX_STMT_INSTR)
+            continue;
+        const ptx_instr *in = s->instr;
+        if (waits_for_warps_except_barrier(in) || (is_kernel && in->op == PTX_OP_ALLOCA))
+            return true;
+        if (ptx_op_effects(in->op) & E_SYNC) {
+            if (!is_kernel)
+                return true; /* a barrier inside a call cannot return to the runtime */
+            *barriers = true;
+        }
+    }
+    return false;
+}
+
+bool kernel_resumes(lw *L, const ptx_func *f)
+{
+    if (!f->is_entry)
+        return false;
+    bool barriers = false;
+    if (body_blocks_resume(f, true, &barriers) || !barriers)
+        return false;
+    for (uint32_t i = 0; i < L->m->nitems; i++) {
+        const ptx_func *g = L->m->items[i].func;
+        bool unused;
+        if (L->m->items[i].kind == PTX_ITEM_FUNC && !g->is_entry && body_blocks_resume(g, false, &unused))
+            return false;
+    }
+    return true;
+}
+
+static LLVMValueRef frame_at(fn *F, uint32_t offset)
+{
+    LLVMValueRef idx = const_i64(F->L, offset);
+    return LLVMBuildGEP2(F->L->b, F->L->i8, F->frame, &idx, 1, "");
+}
+
+static void frame_store(fn *F, uint32_t offset, LLVMValueRef v)
+{
+    LLVMValueRef st = LLVMBuildStore(F->L->b, v, frame_at(F, offset));
+    LLVMSetAlignment(st, offset % 64 ? 4 : 64);
+}
+
+static LLVMValueRef frame_load(fn *F, uint32_t offset, LLVMTypeRef t)
+{
+    LLVMValueRef v = LLVMBuildLoad2(F->L->b, t, frame_at(F, offset), "");
+    LLVMSetAlignment(v, offset % 64 ? 4 : 64);
+    return v;
+}
+
+/* In the entry block: the warp's frame, and the blocks that save and
+ * restore its state (filled by resume_finish, once every register is
+ * known). */
+void resume_begin(fn *F)
+{
+    lw *L = F->L;
+    char name[300];
+    snprintf(name, sizeof name, "ptxjit.framesize.%s", F->f->name);
+    F->frame_size = LLVMAddGlobal(L->mod, L->i64, name);
+    LLVMSetLinkage(F->frame_size, LLVMPrivateLinkage);
+    LLVMSetGlobalConstant(F->frame_size, true);
+    LLVMValueRef frames = load_field(F, F->cta, PTXJIT_CTA_FRAMES, L->ptr);
+    LLVMValueRef size = LLVMBuildLoad2(L->b, L->i64, F->frame_size, "frame.size");
+    LLVMValueRef off = LLVMBuildMul(L->b, LLVMBuildZExt(L->b, F->warp, L->i64, ""), size, "");
+    F->frame = LLVMBuildGEP2(L->b, L->i8, frames, &off, 1, "frame");
+    F->save = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "save");
+    F->restore = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "restore");
+}
+
+/* The end of the entry block: a fresh warp starts at the dispatcher's
+ * first pick, a waiting one reloads its state first. */
+void resume_entry_branch(fn *F, LLVMBasicBlockRef start)
+{
+    lw *L = F->L;
+    LLVMValueRef r = frame_load(F, PTXJIT_FRAME_RESUME, L->i32);
+    LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntNE, r, const_i32(L, 0), ""), F->restore, start);
+}
+
+/* Before the warp function returns for good. */
+void resume_exit(fn *F)
+{
+    frame_store(F, PTXJIT_FRAME_RESUME, const_i32(F->L, 0));
+}
+
+/* A barrier the warp waits at: record it, move the block's lanes past it,
+ * save and return.  Ends the current LLVM block. */
+void resume_wait(fn *F, const ptx_instr *in, LLVMValueRef mask, LLVMValueRef id, LLVMValueRef threads,
+                 LLVMValueRef op, LLVMValueRef value)
+{
+    lw *L = F->L;
+    uint32_t next = F->next_block[F->cur_block];
+    const ptx_instr **s = realloc(F->waits, (F->nwaits + 1) * sizeof *s);
+    uint32_t *t = realloc(F->wait_next, (F->nwaits + 1) * sizeof *t);
+    if (!s || !t)
+        abort(); /* lowering has no partial-failure path */
+    F->waits = s;
+    F->wait_next = t;
+    F->wait_next[F->nwaits] = next;
+    F->waits[F->nwaits++] = in;
+    frame_store(F, PTXJIT_FRAME_RESUME, const_i32(L, F->nwaits));
+    frame_store(F, PTXJIT_FRAME_OP, op);
+    frame_store(F, PTXJIT_FRAME_ID, id);
+    frame_store(F, PTXJIT_FRAME_THREADS, threads);
+    frame_store(F, PTXJIT_FRAME_VALUE, value);
+    frame_store(F, PTXJIT_FRAME_LANES, mask_bits(F, mask));
+    LLVMValueRef pc = LLVMBuildLoad2(L->b, vec_of(L->i32), F->pc, "pc");
+    LLVMBuildStore(L->b, LLVMBuildSelect(L->b, F->mask, splat(L, const_i32(L, next)), pc, ""), F->pc);
+    LLVMBuildBr(L->b, F->save);
+}
+
+/* Bytes of a saved value of type t (predicates as bytes). */
+static uint32_t saved_size(LLVMTypeRef t)
+{
+    bool vec = LLVMGetTypeKind(t) == LLVMVectorTypeKind;
+    LLVMTypeRef e = vec ? LLVMGetElementType(t) : t;
+    uint32_t bytes = LLVMGetIntTypeWidth(e) == 1 ? 1 : LLVMGetIntTypeWidth(e) / 8;
+    return vec ? bytes * W : bytes;
+}
+
+/* One value between an alloca and the frame, in the direction asked;
+ * predicates travel as bytes (cheap both ways, unlike i1 bit masks). */
+static void move_value(fn *F, LLVMValueRef alloca, LLVMTypeRef t, uint32_t off, bool save)
+{
+    lw *L = F->L;
+    bool vec = LLVMGetTypeKind(t) == LLVMVectorTypeKind;
+    bool pred = LLVMGetIntTypeWidth(vec ? LLVMGetElementType(t) : t) == 1;
+    LLVMTypeRef ft = pred ? (vec ? vec_of(L->i8) : L->i8) : t;
+    if (save) {
+        LLVMValueRef v = LLVMBuildLoad2(L->b, t, alloca, "");
+        frame_store(F, off, pred ? LLVMBuildZExt(L->b, v, ft, "") : v);
+    } else {
+        LLVMValueRef v = frame_load(F, off, ft);
+        LLVMBuildStore(L->b, pred ? LLVMBuildTrunc(L->b, v, t, "") : v, alloca);
+    }
+}
+
+/* Saves (or restores) the registers some block reads before writing, in
+ * declaration order; returns the end of the frame. */
+static uint32_t move_registers(fn *F, bool save)
+{
+    const ptx_func *f = F->f;
+    uint32_t off = FRAME_REGS;
+    for (uint32_t i = 0; i < f->nbody; i++) {
+        const ptx_stmt *st = &f->body[i];
+        if (st->kind != PTX_STMT_VAR || st->var->space != PTX_SP_REG)
+            continue;
+        const ptx_var *v = st->var;
+        reg_slot *slots = ptrmap_get(&F->regs, v);
+        uint32_t n = (v->nreg ? v->nreg : 1) * (v->vec ? v->vec : 1);
+        for (uint32_t k = 0; slots && k < n; k++) {
+            reg_slot *s = &slots[k];
+            if (!s->alloca || !reg_needs_blend(F, v, k))
+                continue;
+            uint32_t size = saved_size(s->type), align = size >= 64 ? 64 : size;
+            off = (off + align - 1) / align * align;
+            move_value(F, s->alloca, s->type, off, save);
+            off += size;
+        }
+    }
+    return (off + 63) / 64 * 64;
+}
+
+static void move_state(fn *F, bool save)
+{
+    lw *L = F->L;
+    move_value(F, F->pc, vec_of(L->i32), FRAME_PC, save);
+    move_value(F, F->sched, L->i32, FRAME_SCHED, save);
+    move_value(F, F->parked, L->i32, FRAME_PARKED, save);
+    move_value(F, F->forced, L->i32, FRAME_FORCED, save);
+    move_value(F, F->bar_done, L->i32, FRAME_BAR_DONE, save);
+    if (F->carry)
+        move_value(F, F->carry, vec_of(L->i1), FRAME_CARRY, save);
+}
+
+/* bar.red's destination gets the runtime's result after the wait. */
+static void write_reductions(fn *F)
+{
+    lw *L = F->L;
+    LLVMValueRef r = frame_load(F, PTXJIT_FRAME_RESUME, L->i32);
+    LLVMValueRef red = frame_load(F, PTXJIT_FRAME_RED, L->i32);
+    LLVMValueRef bits = frame_load(F, PTXJIT_FRAME_LANES, L->i32);
+    LLVMValueRef lane_bit = LLVMBuildShl(L->b, splat(L, const_i32(L, 1)), F->lane, "");
+    LLVMValueRef lanes = LLVMBuildICmp(L->b, LLVMIntNE, LLVMBuildAnd(L->b, splat(L, bits), lane_bit, ""),
+                                       LLVMConstNull(vec_of(L->i32)), "");
+    for (uint32_t k = 0; k < F->nwaits; k++) {
+        const ptx_instr *in = F->waits[k];
+        if (in->op != PTX_OP_BAR_RED && in->op != PTX_OP_BAR_CTA_RED && in->op != PTX_OP_BARRIER_RED &&
+            in->op != PTX_OP_BARRIER_CTA_RED)
+            continue;
+        LLVMBasicBlockRef set = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "red.result");
+        LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "red.next");
+        LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntEQ, r, const_i32(L, k + 1), ""), set, next);
+        LLVMPositionBuilderAtEnd(L->b, set);
+        if (in->mod[PTX_CAT_RED] == PTX_RED_POPC)
+            write_reg(F, &in->opds[0], splat(L, red), PTX_TYPE_U32, false, lanes);
+        else
+            write_reg(F, &in->opds[0], splat(L, LLVMBuildTrunc(L->b, red, L->i1, "")), PTX_TYPE_PRED, false,
+                      lanes);
+        LLVMBuildBr(L->b, next);
+        LLVMPositionBuilderAtEnd(L->b, next);
+    }
+}
+
+/* After a restore: when every pending lane is at the block after the
+ * barrier (the warp was converged), straight there; else the dispatcher. */
+static void resume_jump(fn *F)
+{
+    lw *L = F->L;
+    LLVMValueRef r = frame_load(F, PTXJIT_FRAME_RESUME, L->i32);
+    LLVMValueRef pc = LLVMBuildLoad2(L->b, vec_of(L->i32), F->pc, "pc");
+    LLVMValueRef pending = mask_bits(F, LLVMBuildICmp(L->b, LLVMIntULT, pc, splat(L, const_i32(L, PC_RET)), ""));
+    LLVMValueRef sw = LLVMBuildSwitch(L->b, r, F->dispatch, F->nwaits);
+    for (uint32_t k = 0; k < F->nwaits; k++) {
+        uint32_t next = F->wait_next[k];
+        if (next >= F->nblocks)
+            continue;
+        LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "resume.at");
+        LLVMAddCase(sw, const_i32(L, k + 1), bb);
+        LLVMPositionBuilderAtEnd(L->b, bb);
+        LLVMValueRef at = mask_bits(F, LLVMBuildICmp(L->b, LLVMIntEQ, pc, splat(L, const_i32(L, next)), ""));
+        LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntEQ, at, pending, ""), F->blocks[next], F->dispatch);
+    }
+}
+
+/* Fills the save and restore blocks; returns the frame size. */
+uint32_t resume_finish(fn *F)
+{
+    lw *L = F->L;
+    LLVMPositionBuilderAtEnd(L->b, F->save);
+    move_state(F, true);
+    uint32_t size = move_registers(F, true);
+    LLVMBuildRetVoid(L->b);
+    LLVMPositionBuilderAtEnd(L->b, F->restore);
+    move_state(F, false);
+    move_registers(F, false);
+    write_reductions(F);
+    resume_jump(F);
+    LLVMSetInitializer(F->frame_size, const_i64(L, size));
+    free(F->waits);
+    free(F->wait_next);
+    return size;
+}
