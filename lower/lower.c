@@ -511,6 +511,8 @@ static void lower_body(fn *F)
     const ptx_func *f = F->f;
     partition(F);
     analyze_liveness(F);
+    if (F->resumable)
+        analyze_block_liveness(F);
     uint32_t cur = UINT32_MAX;
     const ptx_stmt *last = NULL;
     for (uint32_t i = 0; i <= f->nbody; i++) {
@@ -639,6 +641,7 @@ static uint32_t lower_function(lw *L, const ptx_func *f)
     free(F.cta_barrier_block);
     free(F.from_later);
     free(F.may_repeat);
+    free(F.live_in);
     return frame_size;
 }
 

@@ -30,26 +30,27 @@ static uint32_t label_block(fn *F, const ptx_operand *o)
 }
 
 /* Ends a block: its lanes (F->mask) in `taken` go to block t, the others
- * to n (taken NULL: all to n).  When no lane of the warp is pending
- * elsewhere and all go the same way, the jump is direct; otherwise the
- * dispatcher picks the next block. */
+ * to n (taken NULL: all to n).  When every lane of the warp still pending
+ * is then at one block, the jump is direct (the dispatcher would pick that
+ * block); otherwise the dispatcher picks the next block. */
 void leave_block(fn *F, LLVMValueRef taken, uint32_t t, uint32_t n)
 {
     lw *L = F->L;
     LLVMBuilderRef b = L->b;
     LLVMValueRef pc = load_pc(F);
-    LLVMValueRef pending = LLVMBuildICmp(b, LLVMIntULT, pc, splat(L, const_i32(L, PC_RET)), "");
-    LLVMValueRef outside = mask_bits(F, LLVMBuildAnd(b, pending, LLVMBuildNot(b, F->mask, ""), ""));
     LLVMValueRef np = LLVMBuildSelect(b, F->mask, splat(L, const_i32(L, n)), pc, "");
     if (taken)
         np = LLVMBuildSelect(b, taken, splat(L, const_i32(L, t)), np, "");
     LLVMBuildStore(b, np, F->pc);
-    LLVMValueRef conv = LLVMBuildICmp(b, LLVMIntEQ, outside, const_i32(L, 0), "converged");
-    LLVMValueRef to_t = NULL, to_n = conv;
+    /* Direct when every pending lane is then at the same block: the warp
+     * stays converged, or the block's lanes join the lanes waiting there. */
+    LLVMValueRef all = mask_bits(F, LLVMBuildICmp(b, LLVMIntULT, np, splat(L, const_i32(L, PC_RET)), ""));
+    LLVMValueRef some = LLVMBuildICmp(b, LLVMIntNE, all, const_i32(L, 0), "");
+    LLVMValueRef at_n = mask_bits(F, LLVMBuildICmp(b, LLVMIntEQ, np, splat(L, const_i32(L, n)), ""));
+    LLVMValueRef to_t = NULL, to_n = LLVMBuildAnd(b, some, LLVMBuildICmp(b, LLVMIntEQ, at_n, all, ""), "joined");
     if (taken) {
-        LLVMValueRef tb = mask_bits(F, LLVMBuildAnd(b, taken, F->mask, ""));
-        to_t = LLVMBuildAnd(b, conv, LLVMBuildICmp(b, LLVMIntEQ, tb, mask_bits(F, F->mask), ""), "");
-        to_n = LLVMBuildAnd(b, conv, LLVMBuildICmp(b, LLVMIntEQ, tb, const_i32(L, 0), ""), "");
+        LLVMValueRef at_t = mask_bits(F, LLVMBuildICmp(b, LLVMIntEQ, np, splat(L, const_i32(L, t)), ""));
+        to_t = LLVMBuildAnd(b, some, LLVMBuildICmp(b, LLVMIntEQ, at_t, all, ""), "");
     }
     if (to_t && t < F->nblocks) {
         LLVMBasicBlockRef other = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "not.taken");

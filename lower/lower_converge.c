@@ -188,6 +188,40 @@ void place_sync_points(fn *F)
     free(split);
 }
 
+/* Lanes whose pc is a block of `set` (nblocks flags): compares for a few
+ * blocks, else a bit test per 32 blocks (a variable shift of a constant),
+ * so that the cost does not grow with the number of such blocks. */
+LLVMValueRef pc_in_set(fn *F, LLVMValueRef pc, const uint8_t *set)
+{
+    lw *L = F->L;
+    LLVMBuilderRef b = L->b;
+    uint32_t count = 0;
+    for (uint32_t k = 0; k < F->nblocks; k++)
+        count += set[k] != 0;
+    LLVMValueRef in = LLVMConstNull(vec_of(L->i1));
+    if (count <= 2) {
+        for (uint32_t k = 0; k < F->nblocks; k++)
+            if (set[k])
+                in = LLVMBuildOr(b, in, LLVMBuildICmp(b, LLVMIntEQ, pc, splat(L, const_i32(L, k)), ""), "");
+        return in;
+    }
+    LLVMValueRef chunk = LLVMBuildLShr(b, pc, splat(L, const_i32(L, 5)), "");
+    LLVMValueRef bit = LLVMBuildAnd(b, pc, splat(L, const_i32(L, 31)), "");
+    for (uint32_t c = 0; c * 32 < F->nblocks; c++) {
+        uint32_t bits = 0;
+        for (uint32_t k = c * 32; k < F->nblocks && k < c * 32 + 32; k++)
+            bits |= (uint32_t)(set[k] != 0) << (k - c * 32);
+        if (!bits)
+            continue;
+        LLVMValueRef t = LLVMBuildLShr(b, splat(L, const_i32(L, bits)), bit, "");
+        LLVMValueRef hit = LLVMBuildICmp(b, LLVMIntNE, LLVMBuildAnd(b, t, splat(L, const_i32(L, 1)), ""),
+                                         LLVMConstNull(vec_of(L->i32)), "");
+        LLVMValueRef here = LLVMBuildICmp(b, LLVMIntEQ, chunk, splat(L, const_i32(L, c)), "");
+        in = LLVMBuildOr(b, in, LLVMBuildAnd(b, hit, here, ""), "");
+    }
+    return in;
+}
+
 /* Lanes of the warp at a CTA barrier: the present ones (mask) plus those
  * waiting at another barrier instruction, which the ISA lets a warp's
  * lanes reach apart ("waits for all non-exited threads of its warp").
@@ -202,10 +236,7 @@ LLVMValueRef barrier_arrivals(fn *F, LLVMValueRef mask, LLVMValueRef *sib)
     LLVMValueRef done = LLVMBuildLoad2(b, L->i32, F->bar_done, "bar.done");
     LLVMValueRef arrive = LLVMBuildAnd(b, present, LLVMBuildNot(b, done, ""), "");
     LLVMValueRef pc = LLVMBuildLoad2(b, vec_of(L->i32), F->pc, "pc");
-    LLVMValueRef at = LLVMConstNull(vec_of(L->i1));
-    for (uint32_t k = 0; k < F->nblocks; k++)
-        if (F->cta_barrier_block[k])
-            at = LLVMBuildOr(b, at, LLVMBuildICmp(b, LLVMIntEQ, pc, splat(L, const_i32(L, k)), ""), "");
+    LLVMValueRef at = pc_in_set(F, pc, F->cta_barrier_block);
     LLVMValueRef siblings = LLVMBuildAnd(b, mask_bits(F, at), LLVMBuildNot(b, present, ""), "");
     LLVMValueRef rest = LLVMBuildAnd(b, done, LLVMBuildNot(b, present, ""), "");
     LLVMValueRef any = LLVMBuildICmp(b, LLVMIntNE, arrive, const_i32(L, 0), "");
@@ -274,10 +305,5 @@ LLVMValueRef dispatch_candidates(fn *F, LLVMValueRef pc)
 LLVMValueRef fairness_candidates(fn *F, LLVMValueRef pc, LLVMValueRef cand)
 {
     lw *L = F->L;
-    for (uint32_t b = 0; b < F->nblocks; b++)
-        if (F->sync_block[b]) {
-            LLVMValueRef at = LLVMBuildICmp(L->b, LLVMIntEQ, pc, splat(L, const_i32(L, b)), "");
-            cand = LLVMBuildAnd(L->b, cand, LLVMBuildNot(L->b, at, ""), "");
-        }
-    return cand;
+    return LLVMBuildAnd(L->b, cand, LLVMBuildNot(L->b, pc_in_set(F, pc, F->sync_block), ""), "");
 }

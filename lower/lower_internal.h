@@ -93,6 +93,8 @@ typedef struct fn {
     const ptx_instr **waits;     /* resumable: the barrier of each resume point */
     uint32_t *wait_next;         /* resumable: the block each resume point continues at */
     uint32_t nwaits;
+    uint64_t *live_in;           /* resumable: registers live into each block (lower_live.c) */
+    uint32_t live_words;         /* 64-bit words per block in live_in */
 } fn;
 
 /* lower.c */
@@ -238,6 +240,9 @@ void analyze_liveness(fn *F);
 bool reg_needs_blend(fn *F, const ptx_var *v, uint32_t elem);
 bool reg_is_uniform(fn *F, const ptx_var *v, uint32_t elem);
 void liveness_free(fn *F);
+/* Registers live into each block (only computed for resumable kernels). */
+void analyze_block_liveness(fn *F);
+bool reg_live_in(fn *F, uint32_t block, const ptx_var *v, uint32_t elem);
 
 /* lower_converge.c: lanes meeting at warp collectives and barriers */
 bool is_sync_point(const ptx_instr *in);
@@ -246,6 +251,7 @@ const ptx_operand *membermask_operand(const ptx_instr *in);
 LLVMValueRef membermask_bits(fn *F, const ptx_instr *in, LLVMValueRef mask);
 LLVMValueRef first_lane(fn *F, LLVMValueRef mask);
 LLVMValueRef pending_bits(fn *F);
+LLVMValueRef pc_in_set(fn *F, LLVMValueRef pc, const uint8_t *set);
 void arrive_sync_point(fn *F, const ptx_instr *in);
 LLVMValueRef dispatch_candidates(fn *F, LLVMValueRef pc);
 LLVMValueRef fairness_candidates(fn *F, LLVMValueRef pc, LLVMValueRef cand);

@@ -24,6 +24,7 @@ typedef struct reg_info {
     uint8_t *ndefs;        /* writes seen (saturating) */
     uint8_t *uniform;      /* candidate, then result */
     const ptx_instr **def; /* the single defining instruction */
+    uint32_t base;         /* index of element 0 in block liveness bit sets */
 } reg_info;
 
 static reg_info *info_of(fn *F, const ptx_var *v)
@@ -274,4 +275,112 @@ void liveness_free(fn *F)
             free(ri);
         }
     ptrmap_free(&F->live);
+}
+
+/* ---- liveness per block ----
+ * What a resumable kernel's waiting warp must save: the registers live
+ * into the blocks its lanes continue at.  Classic backward dataflow over
+ * the blocks as lowered, one bit per register element. */
+
+static void set_bit(uint64_t *s, uint32_t i) { s[i / 64] |= 1ull << (i % 64); }
+static bool has_bit(const uint64_t *s, uint32_t i) { return s[i / 64] >> (i % 64) & 1; }
+
+static void gen_kill(fn *F, const ptx_operand *o, visit how, uint64_t *gen, uint64_t *kill)
+{
+    if (is_reg(o)) {
+        reg_info *ri = info_of(F, o->var);
+        uint32_t k = elem_of(o);
+        if (k < ri->n) {
+            uint32_t bit = ri->base + k;
+            if (how != V_DEF && !has_bit(kill, bit))
+                set_bit(gen, bit);
+            if (how == V_DEF)
+                set_bit(kill, bit);
+        }
+    }
+    for (uint32_t i = 0; i < o->nelems; i++)
+        gen_kill(F, &o->elems[i], how, gen, kill);
+}
+
+/* The same accesses as scan_instr, in the same order (reads first). */
+static void instr_gen_kill(fn *F, const ptx_instr *in, uint64_t *gen, uint64_t *kill)
+{
+    role r = first_role(in);
+    if (in->has_guard)
+        gen_kill(F, &in->guard, V_USE, gen, kill);
+    for (uint32_t i = r == ROLE_USE ? 0 : 1; i < in->nopds; i++)
+        gen_kill(F, &in->opds[i], V_USE, gen, kill);
+    if (r == ROLE_DEF)
+        gen_kill(F, &in->opds[0], in->has_guard ? V_PARTIAL_DEF : V_DEF, gen, kill);
+    else if (r == ROLE_UNKNOWN)
+        gen_kill(F, &in->opds[0], V_OPAQUE, gen, kill);
+}
+
+/* Successors of each block in the lowered numbering (at most 2 + brx targets). */
+static uint32_t block_successors(fn *F, uint32_t b, const ptx_instr *last, uint32_t *out, uint32_t max)
+{
+    uint32_t n = 0;
+    ptx_opcode op = last ? last->op : PTX_OP_NONE;
+    bool term = op == PTX_OP_BRA || op == PTX_OP_BRX_IDX || op == PTX_OP_RET || op == PTX_OP_EXIT;
+    if ((!term || last->has_guard) && F->next_block[b] < F->nblocks)
+        out[n++] = F->next_block[b];
+    if (op == PTX_OP_BRA && n < max)
+        out[n++] = F->block_of_stmt[last->opds[0].label];
+    if (op == PTX_OP_BRX_IDX) {
+        const ptx_stmt *t = &F->f->body[last->opds[1].label];
+        for (uint32_t j = 0; j < t->ntargets && n < max; j++)
+            out[n++] = F->block_of_stmt[t->targets[j].label];
+    }
+    return n;
+}
+
+void analyze_block_liveness(fn *F)
+{
+    const ptx_func *f = F->f;
+    uint32_t nbits = 0, nb = F->nblocks;
+    for (uint32_t i = 0; i < F->live.cap; i++)
+        if (F->live.keys[i]) {
+            reg_info *ri = F->live.vals[i];
+            ri->base = nbits;
+            nbits += ri->n;
+        }
+    uint32_t w = F->live_words = (nbits + 63) / 64 + 1;
+    uint64_t *gen = calloc((size_t)nb * w, 8), *kill = calloc((size_t)nb * w, 8);
+    const ptx_instr **last = calloc(nb, sizeof *last);
+    F->live_in = calloc((size_t)nb * w, 8);
+    if (!gen || !kill || !last || !F->live_in)
+        abort(); /* lowering has no partial-failure path */
+    for (uint32_t i = 0; i < f->nbody; i++)
+        if (f->body[i].kind == PTX_STMT_INSTR) {
+            uint32_t b = F->block_of_stmt[i];
+            instr_gen_kill(F, f->body[i].instr, gen + (size_t)b * w, kill + (size_t)b * w);
+            last[b] = f->body[i].instr;
+        }
+    uint64_t *out = calloc(w, 8);
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (uint32_t b = nb; b-- > 0;) {
+            uint32_t succ[64], ns = block_successors(F, b, last[b], succ, 64);
+            memset(out, 0, w * 8);
+            for (uint32_t e = 0; e < ns; e++)
+                for (uint32_t j = 0; j < w; j++)
+                    out[j] |= F->live_in[(size_t)succ[e] * w + j];
+            for (uint32_t j = 0; j < w; j++) {
+                uint64_t v = gen[(size_t)b * w + j] | (out[j] & ~kill[(size_t)b * w + j]);
+                if (v != F->live_in[(size_t)b * w + j]) {
+                    F->live_in[(size_t)b * w + j] = v;
+                    changed = true;
+                }
+            }
+        }
+    }
+    free(out), free(gen), free(kill), free(last);
+}
+
+bool reg_live_in(fn *F, uint32_t block, const ptx_var *v, uint32_t elem)
+{
+    reg_info *ri = ptrmap_get(&F->live, v);
+    if (!ri || elem >= ri->n || !F->live_in)
+        return true;
+    return has_bit(F->live_in + (size_t)block * F->live_words, ri->base + elem);
 }

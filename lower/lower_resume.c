@@ -184,8 +184,22 @@ static void move_value(fn *F, LLVMValueRef alloca, LLVMTypeRef t, uint32_t off, 
     }
 }
 
-/* Saves (or restores) the registers some block reads before writing, in
- * declaration order; returns the end of the frame. */
+/* A register some lane of a waiting warp may still read: live into a block
+ * where lanes continue after a barrier, or where lanes may be pending
+ * meanwhile (other barriers, parked at warp collectives). */
+static bool live_at_wait(fn *F, const ptx_var *v, uint32_t k)
+{
+    for (uint32_t w = 0; w < F->nwaits; w++)
+        if (F->wait_next[w] < F->nblocks && reg_live_in(F, F->wait_next[w], v, k))
+            return true;
+    for (uint32_t b = 0; b < F->nblocks; b++)
+        if ((F->sync_block[b] || F->park_block[b]) && reg_live_in(F, b, v, k))
+            return true;
+    return false;
+}
+
+/* Saves (or restores) the registers live at a wait, in declaration order;
+ * returns the end of the frame. */
 static uint32_t move_registers(fn *F, bool save)
 {
     const ptx_func *f = F->f;
@@ -199,7 +213,7 @@ static uint32_t move_registers(fn *F, bool save)
         uint32_t n = (v->nreg ? v->nreg : 1) * (v->vec ? v->vec : 1);
         for (uint32_t k = 0; slots && k < n; k++) {
             reg_slot *s = &slots[k];
-            if (!s->alloca || !reg_needs_blend(F, v, k))
+            if (!s->alloca || !live_at_wait(F, v, k))
                 continue;
             uint32_t size = saved_size(s->type), align = size >= 64 ? 64 : size;
             off = (off + align - 1) / align * align;
