@@ -33,6 +33,15 @@ static uint32_t label_block(fn *F, const ptx_operand *o)
  * to n (taken NULL: all to n).  When every lane of the warp still pending
  * is then at one block, the jump is direct (the dispatcher would pick that
  * block); otherwise the dispatcher picks the next block. */
+/* Continues at `to` when cond holds, else in a new block. */
+static void branch_if(fn *F, LLVMValueRef cond, LLVMBasicBlockRef to)
+{
+    lw *L = F->L;
+    LLVMBasicBlockRef other = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "not.taken");
+    LLVMBuildCondBr(L->b, cond, to, other);
+    LLVMPositionBuilderAtEnd(L->b, other);
+}
+
 void leave_block(fn *F, LLVMValueRef taken, uint32_t t, uint32_t n)
 {
     lw *L = F->L;
@@ -45,22 +54,28 @@ void leave_block(fn *F, LLVMValueRef taken, uint32_t t, uint32_t n)
     /* Direct when every pending lane is then at the same block: the warp
      * stays converged, or the block's lanes join the lanes waiting there. */
     LLVMValueRef all = mask_bits(F, LLVMBuildICmp(b, LLVMIntULT, np, splat(L, const_i32(L, PC_RET)), ""));
-    LLVMValueRef some = LLVMBuildICmp(b, LLVMIntNE, all, const_i32(L, 0), "");
     LLVMValueRef at_n = mask_bits(F, LLVMBuildICmp(b, LLVMIntEQ, np, splat(L, const_i32(L, n)), ""));
-    LLVMValueRef to_t = NULL, to_n = LLVMBuildAnd(b, some, LLVMBuildICmp(b, LLVMIntEQ, at_n, all, ""), "joined");
-    if (taken) {
-        LLVMValueRef at_t = mask_bits(F, LLVMBuildICmp(b, LLVMIntEQ, np, splat(L, const_i32(L, t)), ""));
-        to_t = LLVMBuildAnd(b, some, LLVMBuildICmp(b, LLVMIntEQ, at_t, all, ""), "");
-    }
-    if (to_t && t < F->nblocks) {
-        LLVMBasicBlockRef other = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "not.taken");
-        LLVMBuildCondBr(b, to_t, F->blocks[t], other);
+    LLVMValueRef at_t = taken ? mask_bits(F, LLVMBuildICmp(b, LLVMIntEQ, np, splat(L, const_i32(L, t)), "")) : NULL;
+    branch_if(F, LLVMBuildICmp(b, LLVMIntEQ, all, const_i32(L, 0), "none"), F->done);
+    if (n < F->nblocks)
+        branch_if(F, LLVMBuildICmp(b, LLVMIntEQ, at_n, all, "joined"), F->blocks[n]);
+    if (taken && t < F->nblocks)
+        branch_if(F, LLVMBuildICmp(b, LLVMIntEQ, at_t, all, ""), F->blocks[t]);
+    if (taken && t < F->nblocks && n < F->nblocks && t != n) {
+        /* A split with no other lane pending: the lower block runs first,
+         * as the dispatcher would run it, except at its fairness picks. */
+        LLVMValueRef split = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildOr(b, at_t, at_n, ""), all, "split");
+        LLVMValueRef s1 = LLVMBuildAdd(b, LLVMBuildLoad2(b, L->i32, F->sched, ""), const_i32(L, 1), "");
+        LLVMValueRef fair = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, s1, const_i32(L, 63), ""), const_i32(L, 0), "");
+        LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "split");
+        LLVMBasicBlockRef other = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "not.split");
+        LLVMBuildCondBr(b, LLVMBuildAnd(b, split, LLVMBuildNot(b, fair, ""), ""), go, other);
+        LLVMPositionBuilderAtEnd(b, go);
+        LLVMBuildStore(b, s1, F->sched);
+        LLVMBuildBr(b, F->blocks[t < n ? t : n]);
         LLVMPositionBuilderAtEnd(b, other);
     }
-    if (n < F->nblocks)
-        LLVMBuildCondBr(b, to_n, F->blocks[n], F->dispatch);
-    else
-        LLVMBuildBr(b, F->dispatch);
+    LLVMBuildBr(b, F->dispatch);
 }
 
 void lower_terminator(fn *F, const ptx_instr *in, uint32_t block, LLVMValueRef gmask)
