@@ -230,6 +230,7 @@ void split_blocks(fn *F, const uint8_t *split);
 void analyze_liveness(fn *F);
 bool reg_needs_blend(fn *F, const ptx_var *v, uint32_t elem);
 bool reg_is_uniform(fn *F, const ptx_var *v, uint32_t elem);
+bool opd_is_uniform(fn *F, const ptx_operand *o);
 void liveness_free(fn *F);
 
 /* lower_converge.c: lanes meeting at warp collectives and barriers */

@@ -275,3 +275,10 @@ void liveness_free(fn *F)
         }
     ptrmap_free(&F->live);
 }
+
+/* For lowerings that can use one value for the whole warp (shfl's lane
+ * operand): whether o is the same in every lane. */
+bool opd_is_uniform(fn *F, const ptx_operand *o)
+{
+    return opd_uniform(F, o);
+}
