@@ -247,6 +247,7 @@ void analyze_liveness(fn *F)
         if (f->body[i].kind == PTX_STMT_INSTR)
             scan_instr(F, f->body[i].instr, F->block_of_stmt[i]);
     analyze_uniform(F);
+    analyze_nan(F);
 }
 
 bool reg_needs_blend(fn *F, const ptx_var *v, uint32_t elem)
@@ -274,6 +275,7 @@ void liveness_free(fn *F)
             free(ri);
         }
     ptrmap_free(&F->live);
+    nan_free(F);
 }
 
 /* For lowerings that can use one value for the whole warp (shfl's lane
@@ -281,4 +283,9 @@ void liveness_free(fn *F)
 bool opd_is_uniform(fn *F, const ptx_operand *o)
 {
     return opd_uniform(F, o);
+}
+
+bool instr_defines_first(const ptx_instr *in)
+{
+    return first_role(in) == ROLE_DEF;
 }
