@@ -137,9 +137,9 @@ static nan_read read_kind(const ptx_instr *in, uint32_t i, const ptx_operand **t
     }
 }
 
-/* Whether operand 0 of `in` is only written.  Only the instructions
- * read_kind knows and those lower_live.c knows define it; anything else
- * (call, opaque forms) counts as reading it. */
+/* Whether operand 0 of `in` is only written (lower_live.c's roles); where
+ * unsure (calls, opaque forms) it counts as read, which only costs a
+ * canonicalisation. */
 static bool writes_first(const ptx_instr *in)
 {
     return in->op != PTX_OP_CALL && instr_defines_first(in);
