@@ -86,12 +86,14 @@ LLVMValueRef fl_sat(fn *F, LLVMValueRef v)
     return LLVMBuildSelect(L->b, big, vreal(v, 1.0), r, "");
 }
 
-/* Result rules shared by f32/f64 arithmetic: .ftz, canonical NaN, .sat. */
+/* Result rules shared by f32/f64 arithmetic: .ftz, canonical NaN (unless
+ * nothing sees the destination's NaN bits, lower_nan.c), .sat. */
 LLVMValueRef fl_result(fn *F, const ptx_instr *in, LLVMValueRef v)
 {
     if (has(in, PTX_FLAG_BIT(FTZ)))
         v = fl_ftz(F, v);
-    v = fl_canon(F, v);
+    if (!nan_bits_unseen(F, &in->opds[0]))
+        v = fl_canon(F, v);
     if (has(in, PTX_FLAG_BIT(SAT)))
         v = fl_sat(F, v);
     return v;
@@ -188,7 +190,8 @@ LLVMValueRef fl_minmax(fn *F, const ptx_instr *in, LLVMValueRef *x, uint32_t n)
         LLVMValueRef mag = LLVMBuildAnd(b, rb, vint(r, it, sb - 1), "");
         rb = LLVMBuildOr(b, mag, LLVMBuildAnd(b, sign, vint(r, it, sb), ""), "");
     }
-    rb = LLVMBuildSelect(b, isnan, vint(r, it, sb - 1), rb, ""); /* canonical NaN */
+    if (w != 32 || !nan_bits_unseen(F, &in->opds[0])) /* f32 only: lower_nan.c reasons about f32 reads */
+        rb = LLVMBuildSelect(b, isnan, vint(r, it, sb - 1), rb, ""); /* canonical NaN */
     return LLVMBuildBitCast(b, rb, LLVMTypeOf(r), "");
 }
 

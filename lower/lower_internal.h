@@ -79,6 +79,7 @@ typedef struct fn {
     ptrmap params;               /* ptx_var* (.param of a .func or call site) -> per-lane storage */
     ptrmap locals;               /* ptx_var* (.local) -> per-lane storage */
     ptrmap live;                 /* ptx_var* -> liveness facts (lower_live.c) */
+    ptrmap nan;                  /* ptx_var* -> per element: NaN bits never seen (lower_nan.c) */
     LLVMValueRef lane;           /* <32 x i32> 0..31 */
     LLVMValueRef sregs[PTX_SREG_COUNT][4];
     LLVMValueRef params_base;    /* kernel parameter buffer (entries) */
@@ -239,10 +240,17 @@ void split_blocks(fn *F, const uint8_t *split);
 void analyze_liveness(fn *F);
 bool reg_needs_blend(fn *F, const ptx_var *v, uint32_t elem);
 bool reg_is_uniform(fn *F, const ptx_var *v, uint32_t elem);
+bool opd_is_uniform(fn *F, const ptx_operand *o);
+bool instr_defines_first(const ptx_instr *in); /* operand 0 is only written */
 void liveness_free(fn *F);
 /* Registers live into each block (only computed for resumable kernels). */
 void analyze_block_liveness(fn *F);
 bool reg_live_in(fn *F, uint32_t block, const ptx_var *v, uint32_t elem);
+
+/* lower_nan.c: where f32 NaN payloads can be seen (run by analyze_liveness) */
+void analyze_nan(fn *F);
+bool nan_bits_unseen(fn *F, const ptx_operand *d); /* writes of d may skip fl_canon */
+void nan_free(fn *F);
 
 /* lower_converge.c: lanes meeting at warp collectives and barriers */
 bool is_sync_point(const ptx_instr *in);

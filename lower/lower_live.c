@@ -248,6 +248,7 @@ void analyze_liveness(fn *F)
         if (f->body[i].kind == PTX_STMT_INSTR)
             scan_instr(F, f->body[i].instr, F->block_of_stmt[i]);
     analyze_uniform(F);
+    analyze_nan(F);
 }
 
 bool reg_needs_blend(fn *F, const ptx_var *v, uint32_t elem)
@@ -275,6 +276,19 @@ void liveness_free(fn *F)
             free(ri);
         }
     ptrmap_free(&F->live);
+    nan_free(F);
+}
+
+/* For lowerings that can use one value for the whole warp (shfl's lane
+ * operand): whether o is the same in every lane. */
+bool opd_is_uniform(fn *F, const ptx_operand *o)
+{
+    return opd_uniform(F, o);
+}
+
+bool instr_defines_first(const ptx_instr *in)
+{
+    return first_role(in) == ROLE_DEF;
 }
 
 /* ---- liveness per block ----

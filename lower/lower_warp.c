@@ -19,11 +19,77 @@ static LLVMValueRef permute(fn *F, LLVMValueRef a, LLVMValueRef j)
     return call_intrinsic(L, "llvm.masked.gather", tys, 2, args, 4);
 }
 
-/* ISA: shfl.sync d|p, a, b, c, membermask (c packs clamp and segment mask). */
+/* One fixed lane permutation: lane i takes v[i + 2^k mod 32], v[i ^ 2^k],
+ * or v[i] with bit k set or cleared. */
+typedef enum lane_step { STEP_ROT, STEP_XOR, STEP_SET, STEP_CLEAR } lane_step;
+
+static LLVMValueRef step_lanes(fn *F, LLVMValueRef v, lane_step s, unsigned k)
+{
+    LLVMValueRef idx[W];
+    for (unsigned i = 0, bit = 1u << k; i < W; i++) {
+        unsigned j = s == STEP_ROT ? (i + bit) % W : s == STEP_XOR ? i ^ bit : s == STEP_SET ? i | bit : i & ~bit;
+        idx[i] = const_i32(F->L, j);
+    }
+    return LLVMBuildShuffleVector(F->L->b, v, LLVMGetPoison(LLVMTypeOf(v)), LLVMConstVector(idx, W), "");
+}
+
+/* Bit k of the scalar i32 x, as an i1 (a constant when x is). */
+static LLVMValueRef bit_of(fn *F, LLVMValueRef x, unsigned k)
+{
+    lw *L = F->L;
+    return LLVMBuildICmp(L->b, LLVMIntNE, LLVMBuildAnd(L->b, x, const_i32(L, 1u << k), ""), const_i32(L, 0), "");
+}
+
+/* v stepped when the i1 `on` holds; no code when it is a constant. */
+static LLVMValueRef step_if(fn *F, LLVMValueRef on, LLVMValueRef v, lane_step s, unsigned k)
+{
+    if (LLVMIsAConstantInt(on))
+        return LLVMConstIntGetZExtValue(on) ? step_lanes(F, v, s, k) : v;
+    return LLVMBuildSelect(F->L->b, on, step_lanes(F, v, s, k), v, "");
+}
+
+/* a[src(lane)] for a lane operand b that is the same in every lane (and,
+ * for idx, the segment mask nseg too): src is then a composition of five
+ * fixed permutations, one per bit of b, so the shuffle stays in registers.
+ * down rotates by b, up by -b (in range, lane - b = lane - b mod 32), bfly
+ * flips b's bits, idx replaces the bits of nseg by b's.  With constants
+ * (CUDA's __shfl_down_sync(m, v, 16)) it folds to one shufflevector. */
+static LLVMValueRef permute_uniform(fn *F, LLVMValueRef a, uint8_t mode, LLVMValueRef b, LLVMValueRef nseg)
+{
+    lw *L = F->L;
+    if (mode == PTX_MODE_UP)
+        b = LLVMBuildAnd(L->b, LLVMBuildNeg(L->b, b, ""), const_i32(L, 31), "");
+    LLVMValueRef v = a;
+    for (unsigned k = 0; k < 5; k++) {
+        LLVMValueRef on = bit_of(F, b, k);
+        if (mode != PTX_MODE_IDX) {
+            v = step_if(F, on, v, mode == PTX_MODE_BFLY ? STEP_XOR : STEP_ROT, k);
+            continue;
+        }
+        LLVMValueRef from_b = bit_of(F, nseg, k);
+        if (LLVMIsAConstantInt(from_b) && !LLVMConstIntGetZExtValue(from_b))
+            continue;
+        LLVMValueRef forced = LLVMIsAConstantInt(on)
+                                  ? step_lanes(F, v, LLVMConstIntGetZExtValue(on) ? STEP_SET : STEP_CLEAR, k)
+                                  : LLVMBuildSelect(L->b, on, step_lanes(F, v, STEP_SET, k),
+                                                    step_lanes(F, v, STEP_CLEAR, k), "");
+        v = LLVMIsAConstantInt(from_b) ? forced : LLVMBuildSelect(L->b, from_b, forced, v, "");
+    }
+    return v;
+}
+
+static LLVMValueRef lane0(fn *F, LLVMValueRef v)
+{
+    return LLVMBuildExtractElement(F->L->b, v, const_i32(F->L, 0), "");
+}
+
+/* ISA: shfl.sync d|p, a, b, c, membermask (c packs clamp and segment mask).
+ * A lane whose source is out of range keeps its own value. */
 static void lower_shfl(fn *F, const ptx_instr *in, LLVMValueRef mask)
 {
     lw *L = F->L;
     LLVMBuilderRef b = L->b;
+    uint8_t mode = in->mod[PTX_CAT_MODE];
     LLVMValueRef a = read_opd(F, &in->opds[1], PTX_TYPE_B32, false);
     LLVMValueRef bv = LLVMBuildAnd(b, read_opd(F, &in->opds[2], PTX_TYPE_U32, false),
                                    splat(L, const_i32(L, 31)), "");
@@ -35,7 +101,7 @@ static void lower_shfl(fn *F, const ptx_instr *in, LLVMValueRef mask)
     LLVMValueRef minl = LLVMBuildAnd(b, F->lane, seg, "");
     LLVMValueRef maxl = LLVMBuildOr(b, minl, LLVMBuildAnd(b, cval, nseg, ""), "");
     LLVMValueRef j, ok;
-    switch (in->mod[PTX_CAT_MODE]) {
+    switch (mode) {
     case PTX_MODE_UP:
         j = LLVMBuildSub(b, F->lane, bv, "");
         ok = LLVMBuildICmp(b, LLVMIntSGE, j, maxl, "");
@@ -53,8 +119,11 @@ static void lower_shfl(fn *F, const ptx_instr *in, LLVMValueRef mask)
         ok = LLVMBuildICmp(b, LLVMIntSLE, j, maxl, "");
         break;
     }
-    j = LLVMBuildSelect(b, ok, j, F->lane, "");
-    LLVMValueRef d = permute(F, a, j);
+    LLVMValueRef d;
+    if (opd_is_uniform(F, &in->opds[2]) && (mode != PTX_MODE_IDX || opd_is_uniform(F, &in->opds[3])))
+        d = LLVMBuildSelect(b, ok, permute_uniform(F, a, mode, lane0(F, bv), lane0(F, nseg)), a, "");
+    else
+        d = permute(F, a, LLVMBuildSelect(b, ok, j, F->lane, ""));
     const ptx_operand *dst = &in->opds[0];
     if (dst->kind == PTX_OPD_PAIR) {
         write_reg(F, &dst->elems[0], d, PTX_TYPE_B32, false, mask);

@@ -47,7 +47,7 @@ enum { G_NEAR = 1, G_FMA = 2, G_EXH = 4, G_POS = 8 };
 
 struct fcase {
     char name[80];
-    char ptx[320];
+    char ptx[480];
     char kd, ka, kb, kc;
     int gen;
     ref_fn ref;
@@ -364,7 +364,7 @@ static void expand(char *out, size_t len, const char *tmpl)
 
 static size_t emit_kernel(char *out, size_t len, const fcase *c, size_t idx)
 {
-    char body[512], decl[256] = "", loads[768] = "";
+    char body[640], decl[256] = "", loads[768] = "";
     expand(body, sizeof body, c->ptx);
     const char ks[4] = {c->kd, c->ka, c->kb, c->kc}, *nm = "dabc";
     size_t dl = 0, ll = 0;
@@ -1337,6 +1337,118 @@ static size_t build_pack(void)
 }
 
 /* ------------------------------------------------------------------------
+ * NaN results flowing on: an f32 NaN result is the canonical NaN wherever
+ * its bits can be seen, however it travels (moves, shuffles, sign
+ * operations, selects, loops, branches) and whatever reads it (stores,
+ * integer operations, widening, further arithmetic, comparisons).  ptxjit
+ * leaves NaNs nobody can see uncanonicalised (lower/lower_nan.c); these
+ * cases check that nobody can.  Edge inputs make NaNs of both signs from
+ * inf - inf, 0 * inf and NaN operands with payloads.
+ * ------------------------------------------------------------------------ */
+
+enum { CH_MOV, CH_ARITH, CH_FMA3, CH_SETP, CH_NEG, CH_ABS_ARITH, CH_SHFL_ARITH, CH_SHFL_MOV, CH_CVT64, CH_INT,
+       CH_MAX, CH_MIN_NEG, CH_MIN_ARITH, CH_SELP, CH_SELP_ARITH, CH_CVTI, CH_TESTP, CH_SAT, CH_LOOP_MOV,
+       CH_LOOP_ARITH, CH_BRANCH, CH_ROTATE, CH_COUNT };
+
+static uint64_t f32op(int op, uint64_t a, uint64_t b, uint64_t c) { return arith1(FR_F32, op, FR_RN, 0, a, b, c); }
+
+static uint64_t f32minmax(bool is_min, int flags, uint64_t a, uint64_t b)
+{
+    uint64_t x[2] = {a, b};
+    return minmax1(FR_F32, is_min, flags, 2, x);
+}
+
+static uint64_t ref_chain(const fcase *c, uint64_t a, uint64_t b, uint64_t cc)
+{
+    uint64_t mul = f32op(OP_MUL, a, b, 0), add = f32op(OP_ADD, a, b, 0), sub = f32op(OP_SUB, a, b, 0), t;
+    bool pos = cmp1(FR_F32, C_GT, 0, cc, 0);
+    switch (c->op) {
+    case CH_MOV: return mul;
+    case CH_ARITH: return f32op(OP_ADD, mul, cc, 0);
+    case CH_FMA3:
+        t = f32op(OP_FMA, a, b, cc);
+        return f32op(OP_FMA, f32op(OP_FMA, t, a, b), cc, t);
+    case CH_SETP: return cmp1(FR_F32, C_LTU, 0, sub, cc);
+    case CH_NEG: return mul ^ 0x80000000u;
+    case CH_ABS_ARITH: return f32op(OP_SUB, cc, mul & 0x7fffffffu, 0);
+    case CH_SHFL_ARITH: return f32op(OP_MUL, add, cc, 0);
+    case CH_SHFL_MOV: return add;
+    case CH_CVT64: return f64b((double)f32v(add)) >> 32;
+    case CH_INT: return sub ^ 0x80000001u;
+    case CH_MAX: return f32minmax(false, 0, mul, cc);
+    case CH_MIN_NEG: return f32minmax(true, F_NAN, a, b) ^ 0x80000000u;
+    case CH_MIN_ARITH: return f32op(OP_ADD, f32minmax(true, F_NAN, a, b), cc, 0);
+    case CH_SELP: return pos ? sub : cc;
+    case CH_SELP_ARITH: t = pos ? sub : cc; return f32op(OP_MUL, t, t, 0);
+    case CH_CVTI: return (uint32_t)fr_to_int(fr_decode(FR_F32, mul), FR_RZ, 32, true);
+    case CH_TESTP: return fr_is_nan(FR_F32, mul);
+    case CH_SAT: return post(FR_F32, f32op(OP_ADD, mul, cc, 0), F_SAT);
+    case CH_LOOP_MOV: case CH_LOOP_ARITH:
+        t = cc;
+        for (int i = 0; i < 3; i++)
+            t = f32op(OP_FMA, a, b, t);
+        return c->op == CH_LOOP_MOV ? t : f32op(OP_MUL, t, cc, 0);
+    case CH_BRANCH: return (cc & 1) ? add : f32op(OP_MUL, add, cc, 0);
+    default: return add; /* CH_ROTATE: add's result reaches %d in the second round */
+    }
+}
+
+static size_t build_chain(void)
+{
+    static const struct { const char *name, *kinds, *ptx; } ch[CH_COUNT] = {
+        [CH_MOV] = {"mov", "ffff", "{ .reg .f32 %t; mul.f32 %t, %a, %b; mov.b32 %d, %t; }"},
+        [CH_ARITH] = {"arith", "ffff", "{ .reg .f32 %t; mul.f32 %t, %a, %b; add.f32 %d, %t, %c; }"},
+        [CH_FMA3] = {"fma3", "ffff", "{ .reg .f32 %t, %u; fma.rn.f32 %t, %a, %b, %c; fma.rn.f32 %u, %t, %a, %b; "
+                                     "fma.rn.f32 %d, %u, %c, %t; }"},
+        [CH_SETP] = {"setp", "pfff", "{ .reg .f32 %t; .reg .pred %q; sub.f32 %t, %a, %b; setp.ltu.f32 %q, %t, %c; "
+                                     "selp.b32 %d, 1, 0, %q; }"},
+        [CH_NEG] = {"neg", "ffff", "{ .reg .f32 %t; mul.f32 %t, %a, %b; neg.f32 %d, %t; }"},
+        [CH_ABS_ARITH] = {"abs.arith", "ffff", "{ .reg .f32 %t, %u; mul.f32 %t, %a, %b; abs.f32 %u, %t; sub.f32 %d, %c, %u; }"},
+        [CH_SHFL_ARITH] = {"shfl.arith", "ffff", "{ .reg .f32 %t; .reg .b32 %s, %m; add.f32 %t, %a, %b; mov.b32 %s, %t; "
+                                                 "activemask.b32 %m; shfl.sync.bfly.b32 %s, %s, 0, 0x1f, %m; mov.b32 %t, %s; "
+                                                 "mul.f32 %d, %t, %c; }"},
+        [CH_SHFL_MOV] = {"shfl.mov", "ffff", "{ .reg .f32 %t; .reg .b32 %s, %m; add.f32 %t, %a, %b; mov.b32 %s, %t; "
+                                             "activemask.b32 %m; shfl.sync.bfly.b32 %s, %s, 0, 0x1f, %m; mov.b32 %d, %s; }"},
+        [CH_CVT64] = {"cvt.f64", "uffu", "{ .reg .f32 %t; .reg .f64 %x; .reg .b32 %lo; add.f32 %t, %a, %b; "
+                                         "cvt.f64.f32 %x, %t; mov.b64 {%lo, %d}, %x; }"},
+        [CH_INT] = {"xor.b32", "uffu", "{ .reg .f32 %t; .reg .b32 %s; sub.f32 %t, %a, %b; mov.b32 %s, %t; "
+                                       "xor.b32 %d, %s, 0x80000001; }"},
+        [CH_MAX] = {"max", "ffff", "{ .reg .f32 %t; mul.f32 %t, %a, %b; max.f32 %d, %t, %c; }"},
+        [CH_MIN_NEG] = {"min.NaN.neg", "ffff", "{ .reg .f32 %t; min.NaN.f32 %t, %a, %b; neg.f32 %d, %t; }"},
+        [CH_MIN_ARITH] = {"min.NaN.arith", "ffff", "{ .reg .f32 %t; min.NaN.f32 %t, %a, %b; add.f32 %d, %t, %c; }"},
+        [CH_SELP] = {"selp", "ffff", "{ .reg .f32 %t; .reg .pred %q; sub.f32 %t, %a, %b; setp.gt.f32 %q, %c, 0f00000000; "
+                                     "selp.f32 %d, %t, %c, %q; }"},
+        [CH_SELP_ARITH] = {"selp.arith", "ffff", "{ .reg .f32 %t, %u; .reg .pred %q; sub.f32 %t, %a, %b; "
+                                                 "setp.gt.f32 %q, %c, 0f00000000; selp.f32 %u, %t, %c, %q; mul.f32 %d, %u, %u; }"},
+        [CH_CVTI] = {"cvt.rzi.s32", "iffi", "{ .reg .f32 %t; mul.f32 %t, %a, %b; cvt.rzi.s32.f32 %d, %t; }"},
+        [CH_TESTP] = {"testp", "pffp", "{ .reg .f32 %t; .reg .pred %q; mul.f32 %t, %a, %b; testp.notanumber.f32 %q, %t; "
+                                       "selp.b32 %d, 1, 0, %q; }"},
+        [CH_SAT] = {"sat", "ffff", "{ .reg .f32 %t; mul.f32 %t, %a, %b; add.sat.f32 %d, %t, %c; }"},
+        [CH_LOOP_MOV] = {"loop.mov", "ffff", "{ .reg .f32 %t; .reg .b32 %i; .reg .pred %q; mov.f32 %t, %c; mov.u32 %i, 0;\n"
+                                             "$Lacc: fma.rn.f32 %t, %a, %b, %t; add.u32 %i, %i, 1; setp.lt.u32 %q, %i, 3; "
+                                             "@%q bra $Lacc; mov.b32 %d, %t; }"},
+        [CH_LOOP_ARITH] = {"loop.arith", "ffff", "{ .reg .f32 %t; .reg .b32 %i; .reg .pred %q; mov.f32 %t, %c; mov.u32 %i, 0;\n"
+                                                 "$Lacc: fma.rn.f32 %t, %a, %b, %t; add.u32 %i, %i, 1; setp.lt.u32 %q, %i, 3; "
+                                                 "@%q bra $Lacc; mul.f32 %d, %t, %c; }"},
+        [CH_BRANCH] = {"branch", "ffff", "{ .reg .f32 %t; .reg .b32 %s; .reg .pred %q; add.f32 %t, %a, %b; mov.b32 %s, %c; "
+                                         "and.b32 %s, %s, 1; setp.ne.u32 %q, %s, 0; @%q bra $Lodd; mul.f32 %d, %t, %c; "
+                                         "bra.uni $Ljoin;\n$Lodd: mov.b32 %d, %t;\n$Ljoin: }"},
+        /* the moves are in the opposite order to the flow: seen only after two passes */
+        [CH_ROTATE] = {"rotate", "ffff", "{ .reg .f32 %t, %u, %w; .reg .b32 %i; .reg .pred %q; mov.f32 %u, %c; mov.u32 %i, 0;\n"
+                                         "$Lrot: mov.f32 %w, %u; add.f32 %t, %a, %b; mov.f32 %u, %t; add.u32 %i, %i, 1; "
+                                         "setp.lt.u32 %q, %i, 2; @%q bra $Lrot; mov.b32 %d, %w; }"},
+    };
+    size_t first = ncases;
+    for (int i = 0; i < CH_COUNT; i++) {
+        char name[80];
+        snprintf(name, sizeof name, "nan.%s.f32", ch[i].name);
+        fcase *c = add_case(name, ch[i].kinds, ch[i].ptx);
+        c->ref = ref_chain, c->op = i, c->fmt = FR_F32, c->gen = G_FMA;
+    }
+    return first;
+}
+
+/* ------------------------------------------------------------------------
  * Self-check of the reference against the host FPU in each rounding mode.
  * ------------------------------------------------------------------------ */
 
@@ -1604,7 +1716,8 @@ static void test_unsupported_forms(void **state)
  * Tests
  * ------------------------------------------------------------------------ */
 
-static size_t arith_f32_from, arith_f64_from, cvt_int_from, cvt_float_from, pack_from, misc_from, half_from, approx_from, cases_end;
+static size_t arith_f32_from, arith_f64_from, cvt_int_from, cvt_float_from, pack_from, misc_from, half_from, approx_from,
+    chain_from, cases_end;
 
 static void test_arith_f32(void **state) { (void)state; run_cases(arith_f32_from, arith_f64_from); }
 static void test_arith_f64(void **state) { (void)state; run_cases(arith_f64_from, cvt_int_from); }
@@ -1613,7 +1726,8 @@ static void test_cvt_float(void **state) { (void)state; run_cases(cvt_float_from
 static void test_cvt_pack(void **state) { (void)state; run_cases(pack_from, misc_from); }
 static void test_misc(void **state) { (void)state; run_cases(misc_from, half_from); }
 static void test_half(void **state) { (void)state; run_cases(half_from, approx_from); }
-static void test_approx(void **state) { (void)state; run_cases(approx_from, cases_end); }
+static void test_approx(void **state) { (void)state; run_cases(approx_from, chain_from); }
+static void test_nan_chains(void **state) { (void)state; run_cases(chain_from, cases_end); }
 
 int main(void)
 {
@@ -1625,6 +1739,7 @@ int main(void)
     misc_from = build_misc();
     half_from = build_half();
     approx_from = build_approx();
+    chain_from = build_chain();
     cases_end = ncases;
     print_message("%zu instruction forms\n", ncases);
     const struct CMUnitTest tests[] = {
@@ -1637,6 +1752,7 @@ int main(void)
         cmocka_unit_test(test_misc),
         cmocka_unit_test(test_half),
         cmocka_unit_test(test_approx),
+        cmocka_unit_test(test_nan_chains),
         cmocka_unit_test(test_nvcc_fixtures),
         cmocka_unit_test(test_unsupported_forms),
     };

@@ -19,7 +19,10 @@
  *
  * Operands b and c (shfl's lane and clamp/segment word) and the inputs
  * vary per lane, with the ISA's edge values: clamp and segment masks of
- * every CUDA width, garbage in the ignored bits, out-of-range lanes. */
+ * every CUDA width, garbage in the ignored bits, out-of-range lanes; the
+ * shfl_*_imm and shfl_*_cta cases hold b (and c) the same in every lane:
+ * immediates, constants in registers as nvcc writes them, and values
+ * computed from %ctaid.x (uniform, not constant). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -363,6 +366,34 @@ static const warp_case cases[] = {
     {"shfl_idx", "shfl.sync.idx.b32 %rd|%q, %ra, %rb, %rc, %rm;", r_shfl_idx, true, false, gen_shfl},
     {"shfl_idx_nopred", "shfl.sync.idx.b32 %rd, %ra, %rb, %rc, %rm;", r_shfl_idx_nop, true, false, gen_shfl},
     {"shfl_down_nosync", "shfl.down.b32 %rd|%q, %ra, %rb, %rc;", r_shfl_down, true, false, gen_shfl},
+    {"shfl_down_imm16", "shfl.sync.down.b32 %rd|%q, %ra, 16, 0x1f, %rm;", r_shfl_down, true, false, gen_shfl},
+    {"shfl_down_imm1", "shfl.sync.down.b32 %rd|%q, %ra, 1, 0x1f, %rm;", r_shfl_down, true, false, gen_shfl},
+    {"shfl_down_imm_w8", "shfl.sync.down.b32 %rd|%q, %ra, 3, 0x181f, %rm;", r_shfl_down, true, false, gen_shfl},
+    {"shfl_down_imm_clamp", "shfl.sync.down.b32 %rd|%q, %ra, 2, 0x0818, %rm;", r_shfl_down, true, false, gen_shfl},
+    {"shfl_up_imm", "shfl.sync.up.b32 %rd|%q, %ra, 1, 0, %rm;", r_shfl_up, true, false, gen_shfl},
+    {"shfl_up_imm_w8", "shfl.sync.up.b32 %rd|%q, %ra, 6, 0x1800, %rm;", r_shfl_up, true, false, gen_shfl},
+    {"shfl_bfly_imm", "shfl.sync.bfly.b32 %rd|%q, %ra, 4, 0x1f, %rm;", r_shfl_bfly, true, false, gen_shfl},
+    {"shfl_bfly_imm_w4", "shfl.sync.bfly.b32 %rd|%q, %ra, 9, 0x1c1f, %rm;", r_shfl_bfly, true, false, gen_shfl},
+    {"shfl_idx_imm", "shfl.sync.idx.b32 %rd|%q, %ra, 7, 0x1f, %rm;", r_shfl_idx, true, false, gen_shfl},
+    {"shfl_idx_imm_w4", "shfl.sync.idx.b32 %rd|%q, %ra, 3, 0x1c1f, %rm;", r_shfl_idx, true, false, gen_shfl},
+    {"shfl_idx_imm_w8", "shfl.sync.idx.b32 %rd|%q, %ra, 29, 0x181f, %rm;", r_shfl_idx, true, false, gen_shfl},
+    {"shfl_idx_imm_garbage", "shfl.sync.idx.b32 %rd|%q, %ra, 45, 0xe0e0ff, %rm;", r_shfl_idx, true, false, gen_shfl},
+    {"shfl_down_reg", "mov.u32 %u1, 8; mov.u32 %u2, 31; shfl.sync.down.b32 %rd|%q, %ra, %u1, %u2, %rm;",
+     r_shfl_down, false, false, gen_shfl},
+    {"shfl_up_cta", "mov.u32 %u1, %ctaid.x; mad.lo.u32 %u2, %u1, 13, 5; shfl.sync.up.b32 %rd|%q, %ra, %u2, 0x1800, %rm;",
+     r_shfl_up, false, false, gen_shfl},
+    {"shfl_up_cta_lane_c", "mov.u32 %u1, %ctaid.x; mad.lo.u32 %u2, %u1, 13, 5; shfl.sync.up.b32 %rd|%q, %ra, %u2, %rc, %rm;",
+     r_shfl_up, false, false, gen_shfl},
+    {"shfl_down_cta", "mov.u32 %u1, %ctaid.x; mad.lo.u32 %u2, %u1, 17, 2; mad.lo.u32 %u3, %u1, 0x1000, 0x1f; "
+     "shfl.sync.down.b32 %rd|%q, %ra, %u2, %u3, %rm;", r_shfl_down, false, false, gen_shfl},
+    {"shfl_bfly_cta", "mov.u32 %u1, %ctaid.x; mad.lo.u32 %u2, %u1, 30, 1; shfl.sync.bfly.b32 %rd|%q, %ra, %u2, %rc, %rm;",
+     r_shfl_bfly, false, false, gen_shfl},
+    {"shfl_idx_cta", "mov.u32 %u1, %ctaid.x; mad.lo.u32 %u2, %u1, 13, 5; shfl.sync.idx.b32 %rd|%q, %ra, %u2, 0x181f, %rm;",
+     r_shfl_idx, false, false, gen_shfl},
+    {"shfl_idx_cta_c", "mov.u32 %u1, %ctaid.x; mad.lo.u32 %u2, %u1, 13, 5; mad.lo.u32 %u3, %u1, 0x800, 0x101f; "
+     "shfl.sync.idx.b32 %rd|%q, %ra, %u2, %u3, %rm;", r_shfl_idx, false, false, gen_shfl},
+    {"shfl_idx_cta_lane_c", "mov.u32 %u1, %ctaid.x; mad.lo.u32 %u2, %u1, 13, 5; shfl.sync.idx.b32 %rd|%q, %ra, %u2, %rc, %rm;",
+     r_shfl_idx, false, false, gen_shfl},
     {"vote_all", PRED_IN "vote.sync.all.pred %q, %pin, %rm;", r_vote_all, false, false, gen_few},
     {"vote_all_not", PRED_IN "vote.sync.all.pred %q, !%pin, %rm;", r_vote_all_not, false, false, gen_few},
     {"vote_any", PRED_IN "vote.sync.any.pred %q, %pin, %rm;", r_vote_any, false, false, gen_few},
@@ -408,6 +439,45 @@ static const warp_case cases[] = {
 };
 enum { NCASES = sizeof cases / sizeof cases[0] };
 
+/* shfl cases whose b and c are the same in every lane of a block
+ * (immediates, or registers uniform across the warp): b = kb + kbs *
+ * %ctaid.x where FIX_B, c likewise where FIX_C, as the body computes them. */
+enum { FIX_B = 1, FIX_C = 2 };
+static const struct fixed_bc {
+    const char *name;
+    unsigned fix;
+    uint32_t kb, kbs, kc, kcs;
+} fixed_bc[] = {
+    {"shfl_down_imm16", FIX_B | FIX_C, 16, 0, 0x1f, 0},
+    {"shfl_down_imm1", FIX_B | FIX_C, 1, 0, 0x1f, 0},
+    {"shfl_down_imm_w8", FIX_B | FIX_C, 3, 0, 0x181f, 0},
+    {"shfl_down_imm_clamp", FIX_B | FIX_C, 2, 0, 0x0818, 0},
+    {"shfl_up_imm", FIX_B | FIX_C, 1, 0, 0, 0},
+    {"shfl_up_imm_w8", FIX_B | FIX_C, 6, 0, 0x1800, 0},
+    {"shfl_bfly_imm", FIX_B | FIX_C, 4, 0, 0x1f, 0},
+    {"shfl_bfly_imm_w4", FIX_B | FIX_C, 9, 0, 0x1c1f, 0},
+    {"shfl_idx_imm", FIX_B | FIX_C, 7, 0, 0x1f, 0},
+    {"shfl_idx_imm_w4", FIX_B | FIX_C, 3, 0, 0x1c1f, 0},
+    {"shfl_idx_imm_garbage", FIX_B | FIX_C, 45, 0, 0xe0e0ff, 0},
+    {"shfl_idx_imm_w8", FIX_B | FIX_C, 29, 0, 0x181f, 0},
+    {"shfl_down_reg", FIX_B | FIX_C, 8, 0, 0x1f, 0},
+    {"shfl_up_cta", FIX_B | FIX_C, 5, 13, 0x1800, 0},
+    {"shfl_up_cta_lane_c", FIX_B, 5, 13, 0, 0},
+    {"shfl_down_cta", FIX_B | FIX_C, 2, 17, 0x1f, 0x1000},
+    {"shfl_bfly_cta", FIX_B, 1, 30, 0, 0},
+    {"shfl_idx_cta", FIX_B | FIX_C, 5, 13, 0x181f, 0},
+    {"shfl_idx_cta_c", FIX_B | FIX_C, 5, 13, 0x101f, 0x800},
+    {"shfl_idx_cta_lane_c", FIX_B, 5, 13, 0, 0},
+};
+
+static const struct fixed_bc *fixed_of(const warp_case *c)
+{
+    for (size_t i = 0; i < sizeof fixed_bc / sizeof fixed_bc[0]; i++)
+        if (!strcmp(fixed_bc[i].name, c->name))
+            return &fixed_bc[i];
+    return NULL;
+}
+
 /* ---- kernels ---- */
 
 static size_t emit_kernel(char *out, size_t len, const warp_case *c, int sc)
@@ -438,7 +508,7 @@ static size_t emit_kernel(char *out, size_t len, const warp_case *c, int sc)
     return (size_t)snprintf(out, len,
         ".visible .entry k_%s_%s(.param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u64 pact,\n"
         "    .param .u64 pmm, .param .u64 pd, .param .u64 pp)\n{\n"
-        "  .reg .pred %%pact, %%pin, %%q, %%t6p; .reg .b32 %%ra, %%rb, %%rc, %%rm, %%rd, %%t<8>;\n"
+        "  .reg .pred %%pact, %%pin, %%q, %%t6p; .reg .b32 %%ra, %%rb, %%rc, %%rm, %%rd, %%t<8>, %%u<4>;\n"
         "  .reg .b64 %%xa, %%xb, %%xc, %%x<16>; .shared .align 4 .b32 sx[128];\n"
         "  ld.param.u64 %%x1, [pa]; ld.param.u64 %%x2, [pb]; ld.param.u64 %%x3, [pc];\n"
         "  ld.param.u64 %%x4, [pact]; ld.param.u64 %%x5, [pmm]; ld.param.u64 %%x6, [pd];\n"
@@ -526,6 +596,14 @@ static int run_case(const warp_case *c, int sc)
     uint32_t n = sh.grid * sh.block, wpb = (sh.block + W - 1) / W;
     uint64_t seed = 0x9E3779B97F4A7C15ull ^ (uint64_t)(c - cases) * 1000003u ^ (uint64_t)sc;
     c->gen(a, b, cc, (int)n, &seed);
+    const struct fixed_bc *fx = fixed_of(c);
+    for (uint32_t i = 0; fx && i < n; i++) { /* what the body computes */
+        uint32_t blk = i / sh.block;
+        if (fx->fix & FIX_B)
+            b[i] = fx->kb + fx->kbs * blk;
+        if (fx->fix & FIX_C)
+            cc[i] = fx->kc + fx->kcs * blk;
+    }
     warp_io io[2 * (MAXT / W + 1)];
     memset(io, 0, sizeof io);
     int nw = 0;
