@@ -468,7 +468,7 @@ static LLVMValueRef guard_mask(fn *F, const ptx_instr *in)
     return mask_and(F, F->mask, p);
 }
 
-static void lower_instr(fn *F, const ptx_instr *in)
+void lower_instr(fn *F, const ptx_instr *in)
 {
     LLVMValueRef mask = guard_mask(F, in);
     if (lower_half(F, in, mask) || lower_arith(F, in, mask) || lower_bits(F, in, mask) ||
@@ -511,8 +511,8 @@ static void lower_body(fn *F)
     const ptx_func *f = F->f;
     partition(F);
     analyze_liveness(F);
-    if (F->resumable)
-        analyze_block_liveness(F);
+    analyze_block_liveness(F);
+    analyze_remat(F);
     uint32_t cur = UINT32_MAX;
     const ptx_stmt *last = NULL;
     for (uint32_t i = 0; i <= f->nbody; i++) {
@@ -722,6 +722,13 @@ uint32_t lower_module(const ptx_module *m, LLVMContextRef ctx, LLVMTargetMachine
         lw_error(&L, (ptx_loc){1, 1}, "internal error: invalid LLVM IR: %.300s", msg);
     }
     LLVMDisposeMessage(msg);
+    msg = NULL;
+    if (!L.errors) { /* needs valid IR: it runs passes */
+        lower_shapes(&L, tm);
+        if (LLVMVerifyModule(L.mod, LLVMReturnStatusAction, &msg))
+            lw_error(&L, (ptx_loc){1, 1}, "internal error: invalid LLVM IR after address shapes: %.300s", msg);
+        LLVMDisposeMessage(msg);
+    }
     LLVMDisposeBuilder(L.b);
     ptrmap_free(&L.globals);
     ptrmap_free(&L.shared_off);

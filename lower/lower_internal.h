@@ -144,6 +144,13 @@ uint64_t decl_size(const ptx_var *v);                            /* bytes of a v
 uint64_t kernel_param_offset(const ptx_func *f, const ptx_var *v); /* CUDA's layout */
 LLVMValueRef dyn_smem_offset(lw *L);   /* i64: where dynamic shared memory starts */
 
+/* lower_shape.c: address shapes known at compile time */
+void shape_branch(fn *F, LLVMValueRef addrs, LLVMValueRef mask, LLVMBasicBlockRef known,
+                  LLVMBasicBlockRef runtime);
+LLVMValueRef shape_load(fn *F, LLVMValueRef addrs, LLVMTypeRef elem, uint32_t align, LLVMValueRef mask);
+void shape_store(fn *F, LLVMValueRef addrs, LLVMValueRef val, uint32_t align, LLVMValueRef mask);
+void lower_shapes(lw *L, LLVMTargetMachineRef tm);
+
 /* lower_space.c: isspacep, mapa, getctarank; clusters of one CTA */
 bool lower_space(fn *F, const ptx_instr *in, LLVMValueRef mask);
 void check_cluster_dims(lw *L, const ptx_func *f);
@@ -243,9 +250,15 @@ bool reg_is_uniform(fn *F, const ptx_var *v, uint32_t elem);
 bool opd_is_uniform(fn *F, const ptx_operand *o);
 bool instr_defines_first(const ptx_instr *in); /* operand 0 is only written */
 void liveness_free(fn *F);
-/* Registers live into each block (only computed for resumable kernels). */
+/* Registers live into each block. */
 void analyze_block_liveness(fn *F);
 bool reg_live_in(fn *F, uint32_t block, const ptx_var *v, uint32_t elem);
+/* Registers with one pure definition from each lane's immutable values:
+ * written for every lane, and recomputed after a wait instead of saved. */
+void analyze_remat(fn *F);
+bool reg_is_remat(fn *F, const ptx_var *v, uint32_t elem);
+bool instr_defines_remat(fn *F, const ptx_instr *in);
+void lower_instr(fn *F, const ptx_instr *in); /* lower.c */
 
 /* lower_nan.c: where f32 NaN payloads can be seen (run by analyze_liveness) */
 void analyze_nan(fn *F);

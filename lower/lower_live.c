@@ -25,6 +25,7 @@ typedef struct reg_info {
     uint8_t *uniform;      /* candidate, then result */
     const ptx_instr **def; /* the single defining instruction */
     uint32_t base;         /* index of element 0 in block liveness bit sets */
+    uint8_t *remat;        /* resumable kernels: recomputed after a wait, not saved */
 } reg_info;
 
 static reg_info *info_of(fn *F, const ptx_var *v)
@@ -272,6 +273,7 @@ void liveness_free(fn *F)
             free(ri->exposed);
             free(ri->ndefs);
             free(ri->uniform);
+            free(ri->remat);
             free(ri->def);
             free(ri);
         }
@@ -397,4 +399,83 @@ bool reg_live_in(fn *F, uint32_t block, const ptx_var *v, uint32_t elem)
     if (!ri || elem >= ri->n || !F->live_in)
         return true;
     return has_bit(F->live_in + (size_t)block * F->live_words, ri->base + elem);
+}
+
+/* ---- rematerialization ----
+ * A register with one unguarded, pure definition from immutable values -
+ * constants, kernel parameters, %ctaid, %tid, %laneid, addresses, other
+ * such registers - holds the same value whenever a lane reads it.  A
+ * waiting warp need not save it: the resume path computes it again, which
+ * also keeps its shape (lane 0's value plus constants) visible to the
+ * address analysis, where a reload from the frame would hide it. */
+
+static bool remat_opd(fn *F, const ptx_operand *o)
+{
+    if (o->kind == PTX_OPD_SREG)
+        switch (o->sreg) {
+        case PTX_SREG_TID: case PTX_SREG_LANEID: case PTX_SREG_LANEMASK_EQ: case PTX_SREG_LANEMASK_LT:
+        case PTX_SREG_LANEMASK_LE: case PTX_SREG_LANEMASK_GE: case PTX_SREG_LANEMASK_GT:
+            return true;
+        default:
+            break;
+        }
+    if (is_reg(o)) {
+        reg_info *ri = ptrmap_get(&F->live, o->var);
+        uint32_t k = elem_of(o);
+        return ri && ri->remat && k < ri->n && ri->remat[k];
+    }
+    return opd_uniform(F, o);
+}
+
+static bool def_remat(fn *F, const ptx_instr *in)
+{
+    if (in->has_guard || in->opds[0].kind != PTX_OPD_NAME)
+        return false;
+    if (in->op == PTX_OP_LD)
+        return is_kernel_param_load(F, in) && !in->mod[PTX_CAT_VEC];
+    if (!pure(in))
+        return false;
+    for (uint32_t i = 1; i < in->nopds; i++)
+        if (!remat_opd(F, &in->opds[i]))
+            return false;
+    return true;
+}
+
+void analyze_remat(fn *F)
+{
+    for (uint32_t i = 0; i < F->live.cap; i++)
+        if (F->live.keys[i]) {
+            reg_info *ri = F->live.vals[i];
+            if (!(ri->remat = calloc(ri->n, 1)))
+                abort();
+            for (uint32_t k = 0; k < ri->n; k++)
+                ri->remat[k] = ri->ndefs[k] == 1 && ri->def[k];
+        }
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (uint32_t i = 0; i < F->live.cap; i++) {
+            if (!F->live.keys[i])
+                continue;
+            reg_info *ri = F->live.vals[i];
+            for (uint32_t k = 0; k < ri->n; k++)
+                if (ri->remat[k] && !def_remat(F, ri->def[k])) {
+                    ri->remat[k] = 0;
+                    changed = true;
+                }
+        }
+    }
+}
+
+bool reg_is_remat(fn *F, const ptx_var *v, uint32_t elem)
+{
+    reg_info *ri = ptrmap_get(&F->live, v);
+    return ri && ri->remat && elem < ri->n && ri->remat[elem];
+}
+
+/* The defining instruction of a rematerialized register operand 0 of in. */
+bool instr_defines_remat(fn *F, const ptx_instr *in)
+{
+    const ptx_operand *d = in->nopds ? &in->opds[0] : NULL;
+    return d && is_reg(d) && reg_is_remat(F, d->var, elem_of(d)) && ptrmap_get(&F->live, d->var) &&
+           ((reg_info *)ptrmap_get(&F->live, d->var))->def[elem_of(d)] == in;
 }

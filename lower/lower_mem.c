@@ -177,8 +177,9 @@ static LLVMValueRef is_uniform_addr(fn *F, LLVMValueRef addrs, LLVMValueRef mask
     return LLVMBuildAnd(L->b, all, any, "");
 }
 
-LLVMValueRef masked_load(fn *F, LLVMValueRef addrs, LLVMTypeRef elem, uint32_t align,
-                         LLVMValueRef mask)
+/* The addresses classified at run time: consecutive, one, or a gather. */
+static LLVMValueRef classified_load(fn *F, LLVMValueRef addrs, LLVMTypeRef elem, uint32_t align,
+                                    LLVMValueRef mask)
 {
     lw *L = F->L;
     LLVMTypeRef vt = vec_of(elem), pvt = vec_of(L->ptr);
@@ -221,7 +222,7 @@ LLVMValueRef masked_load(fn *F, LLVMValueRef addrs, LLVMTypeRef elem, uint32_t a
     return phi;
 }
 
-void masked_store(fn *F, LLVMValueRef addrs, LLVMValueRef val, uint32_t align, LLVMValueRef mask)
+static void classified_store(fn *F, LLVMValueRef addrs, LLVMValueRef val, uint32_t align, LLVMValueRef mask)
 {
     lw *L = F->L;
     LLVMTypeRef vt = LLVMTypeOf(val), pvt = vec_of(L->ptr);
@@ -241,6 +242,46 @@ void masked_store(fn *F, LLVMValueRef addrs, LLVMValueRef val, uint32_t align, L
     LLVMTypeRef t2[2] = {vt, pvt};
     LLVMValueRef a2[4] = {val, LLVMBuildIntToPtr(L->b, addrs, pvt, ""), alignv, mask};
     call_intrinsic(L, "llvm.masked.scatter", t2, 2, a2, 4);
+    LLVMBuildBr(L->b, join);
+    LLVMPositionBuilderAtEnd(L->b, join);
+}
+
+/* An access whose address shape lower_shape.c may prove at compile time;
+ * the run-time classification is the other branch. */
+LLVMValueRef masked_load(fn *F, LLVMValueRef addrs, LLVMTypeRef elem, uint32_t align, LLVMValueRef mask)
+{
+    lw *L = F->L;
+    LLVMBasicBlockRef known = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "ld.shape");
+    LLVMBasicBlockRef runtime = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "ld.test");
+    LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "ld.done");
+    shape_branch(F, addrs, mask, known, runtime);
+    LLVMPositionBuilderAtEnd(L->b, known);
+    LLVMValueRef v1 = shape_load(F, addrs, elem, align, mask);
+    LLVMBuildBr(L->b, join);
+    LLVMPositionBuilderAtEnd(L->b, runtime);
+    LLVMValueRef v2 = classified_load(F, addrs, elem, align, mask);
+    LLVMBasicBlockRef end = LLVMGetInsertBlock(L->b);
+    LLVMBuildBr(L->b, join);
+    LLVMPositionBuilderAtEnd(L->b, join);
+    LLVMValueRef phi = LLVMBuildPhi(L->b, vec_of(elem), "");
+    LLVMValueRef vals[2] = {v1, v2};
+    LLVMBasicBlockRef bbs[2] = {known, end};
+    LLVMAddIncoming(phi, vals, bbs, 2);
+    return phi;
+}
+
+void masked_store(fn *F, LLVMValueRef addrs, LLVMValueRef val, uint32_t align, LLVMValueRef mask)
+{
+    lw *L = F->L;
+    LLVMBasicBlockRef known = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "st.shape");
+    LLVMBasicBlockRef runtime = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "st.test");
+    LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "st.done");
+    shape_branch(F, addrs, mask, known, runtime);
+    LLVMPositionBuilderAtEnd(L->b, known);
+    shape_store(F, addrs, val, align, mask);
+    LLVMBuildBr(L->b, join);
+    LLVMPositionBuilderAtEnd(L->b, runtime);
+    classified_store(F, addrs, val, align, mask);
     LLVMBuildBr(L->b, join);
     LLVMPositionBuilderAtEnd(L->b, join);
 }

@@ -213,7 +213,7 @@ static uint32_t move_registers(fn *F, bool save)
         uint32_t n = (v->nreg ? v->nreg : 1) * (v->vec ? v->vec : 1);
         for (uint32_t k = 0; slots && k < n; k++) {
             reg_slot *s = &slots[k];
-            if (!s->alloca || !live_at_wait(F, v, k))
+            if (!s->alloca || reg_is_remat(F, v, k) || !live_at_wait(F, v, k))
                 continue;
             uint32_t size = saved_size(s->type), align = size >= 64 ? 64 : size;
             off = (off + align - 1) / align * align;
@@ -234,6 +234,19 @@ static void move_state(fn *F, bool save)
     move_value(F, F->bar_done, L->i32, FRAME_BAR_DONE, save);
     if (F->carry)
         move_value(F, F->carry, vec_of(L->i1), FRAME_CARRY, save);
+}
+
+/* The registers recomputed rather than saved, in program order (their
+ * operands first), for every lane. */
+static void rematerialize(fn *F)
+{
+    const ptx_func *f = F->f;
+    LLVMValueRef all = LLVMConstAllOnes(vec_of(F->L->i1));
+    for (uint32_t i = 0; i < f->nbody; i++)
+        if (f->body[i].kind == PTX_STMT_INSTR && instr_defines_remat(F, f->body[i].instr)) {
+            F->mask = all;
+            lower_instr(F, f->body[i].instr);
+        }
 }
 
 /* bar.red's destination gets the runtime's result after the wait. */
@@ -297,6 +310,7 @@ uint32_t resume_finish(fn *F)
     LLVMPositionBuilderAtEnd(L->b, F->restore);
     move_state(F, false);
     move_registers(F, false);
+    rematerialize(F);
     write_reductions(F);
     resume_jump(F);
     LLVMSetInitializer(F->frame_size, const_i64(L, size));

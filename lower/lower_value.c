@@ -57,9 +57,15 @@ static reg_slot *slot_of(fn *F, const ptx_operand *o)
         s->uniform = reg_is_uniform(F, v, k);
         s->type = s->uniform ? storage_int(F->L, v->type) : vec_of(storage_int(F->L, v->type));
         s->alloca = entry_alloca(F, s->type, o->name);
-        s->blend = !s->uniform && reg_needs_blend(F, v, k);
+        /* a pure function of each lane's immutable values: every lane that
+         * reads it sees the same value, so it is written for all lanes */
+        s->blend = !s->uniform && !reg_is_remat(F, v, k) && reg_needs_blend(F, v, k);
         /* Registers start as zero, not undef: reads of never-written
-         * registers must not turn into poison that LLVM exploits. */
+         * registers must not turn into poison that LLVM exploits.  One
+         * that no path reads before writing needs no start value (and then
+         * does not hide the shape of its later values, lower_shape.c). */
+        if (!reg_live_in(F, 0, v, k))
+            return s;
         LLVMBuilderRef b = LLVMCreateBuilderInContext(F->L->ctx);
         LLVMPositionBuilderBefore(b, F->alloca_ip);
         LLVMBuildStore(b, LLVMConstNull(s->type), s->alloca);
@@ -204,6 +210,44 @@ static LLVMValueRef lanemask(fn *F, int kind)
     }
 }
 
+/* %tid for a block shape known at compile time, as a warp-uniform part
+ * plus a constant vector wherever the warp's 32 threads do not cross a row
+ * (x) or plane (y) boundary in a way that depends on the warp: then the
+ * address analysis sees the lanes' pattern (lower_shape.c).  Otherwise
+ * divisions by constants. */
+static void known_shape_tid(fn *F, LLVMValueRef linear)
+{
+    lw *L = F->L;
+    LLVMBuilderRef b = L->b;
+    uint32_t nx = F->ntid[0], ny = F->ntid[1];
+    LLVMValueRef first = LLVMBuildMul(b, F->warp, const_i32(L, W), ""), lanes[W], *tid = F->sregs[PTX_SREG_TID];
+    if (nx % W == 0) { /* a warp lies in one row */
+        LLVMValueRef row = LLVMBuildUDiv(b, first, const_i32(L, nx), "");
+        tid[1] = LLVMBuildAdd(b, splat(L, LLVMBuildURem(b, first, const_i32(L, nx), "")), F->lane, "tid.x");
+        tid[2] = splat(L, LLVMBuildURem(b, row, const_i32(L, ny), "tid.y"));
+        tid[3] = splat(L, LLVMBuildUDiv(b, row, const_i32(L, ny), "tid.z"));
+        return;
+    }
+    uint32_t rows = W / nx; /* rows per warp, when nx divides 32 */
+    if (W % nx == 0 && ny % rows == 0) { /* and the warp's rows lie in one plane */
+        LLVMValueRef row0 = LLVMBuildMul(b, F->warp, const_i32(L, rows), "");
+        for (uint32_t l = 0; l < W; l++)
+            lanes[l] = const_i32(L, l % nx);
+        tid[1] = LLVMConstVector(lanes, W);
+        for (uint32_t l = 0; l < W; l++)
+            lanes[l] = const_i32(L, l / nx);
+        tid[2] = LLVMBuildAdd(b, splat(L, LLVMBuildURem(b, row0, const_i32(L, ny), "")), LLVMConstVector(lanes, W),
+                              "tid.y");
+        tid[3] = splat(L, LLVMBuildUDiv(b, row0, const_i32(L, ny), "tid.z"));
+        return;
+    }
+    LLVMValueRef vx = splat(L, const_i32(L, nx)), vy = splat(L, const_i32(L, ny));
+    LLVMValueRef q = LLVMBuildUDiv(b, linear, vx, "");
+    tid[1] = LLVMBuildURem(b, linear, vx, "tid.x");
+    tid[2] = LLVMBuildURem(b, q, vy, "tid.y");
+    tid[3] = LLVMBuildUDiv(b, q, vy, "tid.z");
+}
+
 /* Eagerly computed in the prologue; unused ones are deleted by LLVM. */
 void init_sregs(fn *F)
 {
@@ -220,14 +264,10 @@ void init_sregs(fn *F)
     }
     LLVMValueRef first = LLVMBuildMul(L->b, F->warp, const_i32(L, W), "");
     LLVMValueRef linear = LLVMBuildAdd(L->b, splat(L, first), F->lane, "");
-    if (F->ntid[0]) { /* a known shape: divisions by constants, which LLVM strength-reduces */
+    if (F->ntid[0]) {
         for (int i = 0; i < 3; i++)
             F->sregs[PTX_SREG_NTID][i + 1] = splat(L, const_i32(L, F->ntid[i]));
-        LLVMValueRef nx = splat(L, const_i32(L, F->ntid[0])), ny = splat(L, const_i32(L, F->ntid[1]));
-        LLVMValueRef q = LLVMBuildUDiv(L->b, linear, nx, "");
-        F->sregs[PTX_SREG_TID][1] = LLVMBuildURem(L->b, linear, nx, "tid.x");
-        F->sregs[PTX_SREG_TID][2] = LLVMBuildURem(L->b, q, ny, "tid.y");
-        F->sregs[PTX_SREG_TID][3] = LLVMBuildUDiv(L->b, q, ny, "tid.z");
+        known_shape_tid(F, linear);
     } else { /* the launch's table */
         LLVMValueRef tids = load_field(F, launch, PTXJIT_GRID_TIDS, L->ptr);
         LLVMValueRef row = LLVMBuildMul(L->b, LLVMBuildZExt(L->b, F->warp, L->i64, ""), const_i64(L, 3 * 4 * W), "");

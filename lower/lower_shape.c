@@ -1,0 +1,750 @@
+/* lower_shape.c - address shapes known at compile time.
+ *
+ * A warp's 32 addresses are often lane 0's address plus offsets fixed at
+ * compile time: consecutive (a[tid]), one address (a[k]), or rows of a 2D
+ * block (a 16x16 block's warp is two rows of 16: a[ty][k] is two
+ * addresses, b[k][tx] one run of 16 read twice).  Lowering emits each
+ * access as
+ *
+ *     if (ptxjit.shape.guard(addrs)) ptxjit.shape.load(addrs, mask, align)
+ *     else <test the addresses at run time: vector load, broadcast, gather>
+ *
+ * and once the registers are SSA values (after sroa and instcombine), this
+ * file looks at how each address vector is computed.  Where it is provably
+ * splat(scalar) + a constant vector - constants, splats, add, sub, or
+ * disjoint, shl and mul by constants, through zext/sext when no lane wraps
+ * (a cheap scalar test of lane 0 becomes the guard) - the placeholders
+ * become that shape's loads and stores and the run-time test goes away with
+ * the dead branch; otherwise the guard is false.  Offsets are modular in
+ * the value's width, as PTX's address arithmetic is (a 32-bit shared offset
+ * wraps). */
+#include "lower_internal.h"
+
+#include <llvm-c/Transforms/PassBuilder.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SHAPE_GUARD "ptxjit.shape.guard"
+#define SHAPE_LOAD "ptxjit.shape.load"
+#define SHAPE_STORE "ptxjit.shape.store"
+enum { MAX_GUARDS = 4, MAX_RUNS = 4 };
+
+/* ---- lowering side: the placeholders ---- */
+
+static LLVMValueRef placeholder(lw *L, const char *base, LLVMTypeRef ret, LLVMTypeRef *params, unsigned n,
+                                LLVMTypeRef elem)
+{
+    char name[96];
+    char *t = elem ? LLVMPrintTypeToString(elem) : NULL;
+    snprintf(name, sizeof name, "%s%s%s", base, t ? "." : "", t ? t : "");
+    LLVMDisposeMessage(t);
+    return declare_rt(L, name, ret, params, n);
+}
+
+static LLVMValueRef call(lw *L, LLVMValueRef f, LLVMValueRef *args, unsigned n)
+{
+    return LLVMBuildCall2(L->b, LLVMGlobalGetValueType(f), f, args, n, "");
+}
+
+/* Branches to `known` when the shape of addrs is proven, else `runtime`. */
+void shape_branch(fn *F, LLVMValueRef addrs, LLVMValueRef mask, LLVMBasicBlockRef known, LLVMBasicBlockRef runtime)
+{
+    lw *L = F->L;
+    LLVMTypeRef p[2] = {vec_of(L->i64), vec_of(L->i1)};
+    LLVMValueRef g = placeholder(L, SHAPE_GUARD, L->i1, p, 2, NULL);
+    LLVMValueRef args[2] = {addrs, mask};
+    LLVMBuildCondBr(L->b, call(L, g, args, 2), known, runtime);
+}
+
+LLVMValueRef shape_load(fn *F, LLVMValueRef addrs, LLVMTypeRef elem, uint32_t align, LLVMValueRef mask)
+{
+    lw *L = F->L;
+    LLVMTypeRef p[3] = {vec_of(L->i64), vec_of(L->i1), L->i32};
+    LLVMValueRef f = placeholder(L, SHAPE_LOAD, vec_of(elem), p, 3, elem);
+    LLVMValueRef args[3] = {addrs, mask, const_i32(L, align)};
+    return call(L, f, args, 3);
+}
+
+void shape_store(fn *F, LLVMValueRef addrs, LLVMValueRef val, uint32_t align, LLVMValueRef mask)
+{
+    lw *L = F->L;
+    LLVMTypeRef p[4] = {LLVMTypeOf(val), vec_of(L->i64), vec_of(L->i1), L->i32};
+    LLVMValueRef f = placeholder(L, SHAPE_STORE, L->voidt, p, 4, LLVMGetElementType(LLVMTypeOf(val)));
+    LLVMValueRef args[4] = {val, addrs, mask, const_i32(L, align)};
+    call(L, f, args, 4);
+}
+
+/* ---- the analysis ---- */
+
+/* A wrap test: lane 0's value x of `bits` bits plus every offset in
+ * [lo, hi] stays in range (unsigned or signed), so that widening it
+ * widens each lane's value exactly. */
+typedef struct guard {
+    LLVMValueRef x;
+    int64_t xoff[W];   /* x's own offsets (lane 0's value from another lane's) */
+    unsigned bits;
+    bool is_signed;
+    int64_t lo, hi;
+} guard;
+
+/* v[l] = v[0] + off[l] modulo 2^bits, for all 32 lanes. */
+typedef struct shape {
+    enum { S_UNKNOWN, S_KNOWN, S_PENDING } state; /* pending: a phi being analyzed */
+    bool hyp;                /* pending with offsets assumed (its first incoming value's) */
+    bool cyc;                /* a phi or reload reached only from its own cycle: settled at the end */
+    LLVMValueRef v;
+    unsigned bits;
+    int64_t off[W];
+    guard g[MAX_GUARDS];
+    unsigned ng;
+} shape;
+
+typedef struct analysis {
+    lw *L;
+    ptrmap memo; /* LLVMValueRef -> shape* */
+    shape **log; /* shapes in creation order: those built on a failed phi hypothesis are undone */
+    unsigned nlog, caplog;
+    LLVMValueRef mask; /* the access's lanes: only theirs matter */
+    LLVMValueRef frame_fn;   /* the function whose frame stores are indexed below */
+    LLVMValueRef *slot_val;  /* resumable kernels: the value saved at each frame offset */
+    int64_t *slot_off;
+    unsigned nslots;
+    unsigned depth;
+    bool masked;       /* some shape in memo holds for those lanes only */
+} analysis;
+
+/* Known, or a phi whose offsets are assumed while its loop is analyzed. */
+static bool usable(const shape *s)
+{
+    return s->state == S_KNOWN || (s->state == S_PENDING && s->hyp);
+}
+
+static int64_t wrap(int64_t v, unsigned bits)
+{
+    if (bits >= 64)
+        return v;
+    uint64_t m = (1ull << bits) - 1, u = (uint64_t)v & m;
+    return (int64_t)(u & (1ull << (bits - 1)) ? u | ~m : u); /* as signed in `bits` */
+}
+
+static unsigned elem_bits(LLVMValueRef v)
+{
+    LLVMTypeRef t = LLVMTypeOf(v);
+    if (LLVMGetTypeKind(t) != LLVMVectorTypeKind || LLVMGetVectorSize(t) != W)
+        return 0;
+    LLVMTypeRef e = LLVMGetElementType(t);
+    return LLVMGetTypeKind(e) == LLVMIntegerTypeKind ? LLVMGetIntTypeWidth(e) : 0;
+}
+
+/* The constant of a constant-int element, or false. */
+static bool const_int_at(LLVMValueRef c, unsigned i, int64_t *out)
+{
+    LLVMValueRef e = LLVMGetAggregateElement(c, i);
+    if (!e || !LLVMIsAConstantInt(e))
+        return false;
+    *out = LLVMConstIntGetSExtValue(e);
+    return true;
+}
+
+/* A constant splat's value (shift amounts and multipliers). */
+static bool const_splat(LLVMValueRef v, int64_t *k)
+{
+    if (!LLVMIsConstant(v) || !const_int_at(v, 0, k))
+        return false;
+    for (unsigned i = 1; i < W; i++) {
+        int64_t x;
+        if (!const_int_at(v, i, &x) || x != *k)
+            return false;
+    }
+    return true;
+}
+
+static shape *analyze(analysis *A, LLVMValueRef v);
+
+
+static bool merge_guards(shape *s, const shape *a)
+{
+    for (unsigned i = 0; i < a->ng; i++) {
+        if (s->ng == MAX_GUARDS)
+            return false;
+        s->g[s->ng++] = a->g[i];
+    }
+    return true;
+}
+
+/* Two operands combined lane by lane: off = a.off (op) b.off. */
+static bool combine(analysis *A, shape *s, LLVMValueRef x, LLVMValueRef y, int sign)
+{
+    shape *a = analyze(A, x), *b = analyze(A, y);
+    if (!usable(a) || !usable(b) || !merge_guards(s, a) || !merge_guards(s, b))
+        return false;
+    for (unsigned l = 0; l < W; l++)
+        s->off[l] = wrap(a->off[l] + sign * b->off[l], s->bits);
+    return true;
+}
+
+static bool scale(analysis *A, shape *s, LLVMValueRef x, int64_t k)
+{
+    shape *a = analyze(A, x);
+    if (!usable(a) || !merge_guards(s, a))
+        return false;
+    for (unsigned l = 0; l < W; l++)
+        s->off[l] = wrap((int64_t)((uint64_t)a->off[l] * (uint64_t)k), s->bits);
+    return true;
+}
+
+/* zext/sext: exact when lane 0's value plus each offset does not wrap in
+ * the narrow width; that becomes a guard. */
+static bool widen(analysis *A, shape *s, LLVMValueRef x, bool is_signed)
+{
+    shape *a = analyze(A, x);
+    if (!usable(a) || !merge_guards(s, a) || s->ng == MAX_GUARDS)
+        return false;
+    int64_t lo = 0, hi = 0;
+    for (unsigned l = 0; l < W; l++) {
+        s->off[l] = a->off[l];
+        lo = a->off[l] < lo ? a->off[l] : lo;
+        hi = a->off[l] > hi ? a->off[l] : hi;
+    }
+    if (lo || hi) {
+        guard *g = &s->g[s->ng++];
+        *g = (guard){.x = x, .bits = a->bits, .is_signed = is_signed, .lo = lo, .hi = hi};
+        memcpy(g->xoff, a->off, sizeof g->xoff);
+    }
+    return true;
+}
+
+/* All 32 lanes take the same element of a vector: a broadcast. */
+static bool is_broadcast(LLVMValueRef v)
+{
+    int m0 = LLVMGetMaskValue(v, 0);
+    if (m0 < 0)
+        return false;
+    for (unsigned l = 1; l < W; l++)
+        if (LLVMGetMaskValue(v, l) != m0)
+            return false;
+    return true;
+}
+
+/* A phi: every incoming value has the same offsets.  The first known one
+ * sets them; values around the loop are analyzed assuming them (if the
+ * assumption fails, analyze() undoes every shape built meanwhile). */
+static bool phi_shape(analysis *A, shape *s, LLVMValueRef v)
+{
+    unsigned n = LLVMCountIncoming(v);
+    bool ok = true;
+    for (unsigned i = 0; ok && i < n; i++) {
+        LLVMValueRef in = LLVMGetIncomingValue(v, i);
+        if (LLVMIsUndef(in))
+            continue; /* a register not yet written on that path: any value will do */
+        shape *a = analyze(A, in);
+        if (a == s || (a->state == S_PENDING && !a->hyp))
+            continue; /* a phi of the same cycle: it holds what the cycle's other values hold */
+        if (!usable(a) || a->ng) { /* guards inside loops: kept simple */
+            ok = false;
+        } else if (!s->hyp) {
+            memcpy(s->off, a->off, sizeof s->off);
+            s->hyp = true;
+        } else {
+            ok = !memcmp(a->off, s->off, sizeof s->off);
+        }
+    }
+    if (ok && !s->hyp)
+        s->cyc = true; /* only values of its cycle so far: resolve() decides */
+    return ok;
+}
+
+/* frame + constant, the address of a slot of a resumable kernel's warp
+ * frame (lower_resume.c); -1 otherwise. */
+static int64_t frame_slot(LLVMValueRef p)
+{
+    if (!p || !LLVMIsAGetElementPtrInst(p) || LLVMGetNumOperands(p) != 2)
+        return -1;
+    size_t n;
+    const char *name = LLVMGetValueName2(LLVMGetOperand(p, 0), &n);
+    int64_t k;
+    if (n != 5 || memcmp(name, "frame", 5) || !LLVMIsAConstantInt(LLVMGetOperand(p, 1)))
+        return -1;
+    k = LLVMConstIntGetSExtValue(LLVMGetOperand(p, 1));
+    return k >= 0 ? k : -1;
+}
+
+/* The stores into the frame of f: what a waiting warp saves, by offset. */
+static void index_frame(analysis *A, LLVMValueRef f)
+{
+    A->frame_fn = f;
+    A->nslots = 0;
+    for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b))
+        for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i)) {
+            int64_t off = LLVMIsAStoreInst(i) ? frame_slot(LLVMGetOperand(i, 1)) : -1;
+            if (off < 0)
+                continue;
+            A->slot_val = realloc(A->slot_val, (A->nslots + 1) * sizeof *A->slot_val);
+            A->slot_off = realloc(A->slot_off, (A->nslots + 1) * sizeof *A->slot_off);
+            if (!A->slot_val || !A->slot_off)
+                abort();
+            A->slot_val[A->nslots] = LLVMGetOperand(i, 0);
+            A->slot_off[A->nslots++] = off;
+        }
+}
+
+/* A register reloaded from the frame holds what was saved there: like a
+ * phi of the saved values (one store per slot in the save block). */
+static bool reload_shape(analysis *A, shape *s, LLVMValueRef v)
+{
+    int64_t off = frame_slot(LLVMGetOperand(v, 0));
+    if (off < 0)
+        return false;
+    LLVMValueRef f = LLVMGetBasicBlockParent(LLVMGetInstructionParent(v));
+    if (A->frame_fn != f)
+        index_frame(A, f);
+    LLVMValueRef saved = NULL;
+    for (unsigned i = 0; i < A->nslots; i++)
+        if (A->slot_off[i] == off) {
+            if (saved)
+                return false; /* not the layout expected */
+            saved = A->slot_val[i];
+        }
+    if (!saved || LLVMTypeOf(saved) != LLVMTypeOf(v))
+        return false;
+    shape *a = analyze(A, saved);
+    if (a == s || (a->state == S_PENDING && !a->hyp)) {
+        s->cyc = true;
+        return true;
+    }
+    if (!usable(a) || a->ng)
+        return false;
+    memcpy(s->off, a->off, sizeof s->off);
+    return true;
+}
+
+static bool analyze_inst(analysis *A, shape *s, LLVMValueRef v)
+{
+    LLVMValueRef o0 = LLVMGetNumOperands(v) > 0 ? LLVMGetOperand(v, 0) : NULL;
+    LLVMValueRef o1 = LLVMGetNumOperands(v) > 1 ? LLVMGetOperand(v, 1) : NULL;
+    int64_t k;
+    switch (LLVMGetInstructionOpcode(v)) {
+    case LLVMShuffleVector:
+        return is_broadcast(v); /* off = 0 */
+    case LLVMAdd:
+        return combine(A, s, o0, o1, 1);
+    case LLVMSub:
+        return combine(A, s, o0, o1, -1);
+    case LLVMOr:
+        return LLVMGetIsDisjoint(v) && combine(A, s, o0, o1, 1);
+    case LLVMShl:
+        return const_splat(o1, &k) && k >= 0 && k < 64 && scale(A, s, o0, (int64_t)(1ull << k));
+    case LLVMMul:
+        if (const_splat(o1, &k))
+            return scale(A, s, o0, k);
+        return const_splat(o0, &k) && scale(A, s, o1, k);
+    case LLVMZExt:
+        return widen(A, s, o0, false);
+    case LLVMSExt:
+        return widen(A, s, o0, true);
+    case LLVMTrunc:
+    case LLVMBitCast: {
+        shape *a = analyze(A, o0);
+        if (!usable(a) || !merge_guards(s, a))
+            return false;
+        for (unsigned l = 0; l < W; l++)
+            s->off[l] = wrap(a->off[l], s->bits);
+        return true;
+    }
+    case LLVMPHI:
+        return phi_shape(A, s, v);
+    case LLVMLoad:
+        return reload_shape(A, s, v);
+    default:
+        return false;
+    }
+}
+
+/* The values a phi or a frame reload takes (undef ones left out). */
+static unsigned sources(analysis *A, const shape *s, LLVMValueRef *out, unsigned max)
+{
+    unsigned n = 0;
+    if (LLVMIsAPHINode(s->v)) {
+        for (unsigned i = 0; i < LLVMCountIncoming(s->v) && n < max; i++)
+            if (!LLVMIsUndef(LLVMGetIncomingValue(s->v, i)))
+                out[n++] = LLVMGetIncomingValue(s->v, i);
+        return n;
+    }
+    int64_t off = frame_slot(LLVMGetOperand(s->v, 0));
+    for (unsigned i = 0; i < A->nslots && n < max; i++)
+        if (A->slot_off[i] == off)
+            out[n++] = A->slot_val[i];
+    return n;
+}
+
+/* After a top-level analysis: the cycles' unsettled phis and reloads take
+ * the offsets of the values that flow into them, and then every phi and
+ * reload must equal each value flowing into it (what the analysis assumed
+ * while it skipped values of its own cycle).  Otherwise nothing built by
+ * this analysis is trusted. */
+static void resolve(analysis *A, unsigned from)
+{
+    enum { MAXSRC = 1024 };
+    LLVMValueRef src[MAXSRC];
+    bool ok = true;
+    for (bool changed = true; ok && changed;) {
+        changed = false;
+        for (unsigned i = from; ok && i < A->nlog; i++) {
+            shape *u = A->log[i];
+            if (!u->cyc || u->state != S_PENDING)
+                continue;
+            unsigned n = sources(A, u, src, MAXSRC);
+            ok = n < MAXSRC;
+            for (unsigned k = 0; ok && k < n; k++) {
+                shape *a = ptrmap_get(&A->memo, src[k]);
+                if (!a || a->state == S_UNKNOWN || a->ng)
+                    ok = false;
+                else if (a->state == S_KNOWN && u->state == S_PENDING) {
+                    memcpy(u->off, a->off, sizeof u->off);
+                    u->state = S_KNOWN;
+                    changed = true;
+                }
+            }
+        }
+    }
+    for (unsigned i = from; ok && i < A->nlog; i++) {
+        shape *u = A->log[i];
+        if (u->state == S_PENDING) {
+            ok = false;
+        } else if (u->state == S_KNOWN && u->v && (LLVMIsAPHINode(u->v) || LLVMIsALoadInst(u->v))) {
+            unsigned n = sources(A, u, src, MAXSRC);
+            ok = n < MAXSRC; /* every value checked, or none trusted */
+            for (unsigned k = 0; ok && k < n; k++) {
+                shape *a = ptrmap_get(&A->memo, src[k]);
+                ok = a && a->state == S_KNOWN && !memcmp(a->off, u->off, sizeof u->off);
+            }
+        }
+    }
+    for (unsigned i = from; !ok && i < A->nlog; i++)
+        A->log[i]->state = S_UNKNOWN;
+}
+
+static shape *analyze(analysis *A, LLVMValueRef v)
+{
+    shape *s = ptrmap_get(&A->memo, v);
+    if (s)
+        return s;
+    s = calloc(1, sizeof *s);
+    if (A->nlog == A->caplog) {
+        A->caplog = A->caplog ? 2 * A->caplog : 256;
+        A->log = realloc(A->log, A->caplog * sizeof *A->log);
+    }
+    if (!s || !A->log)
+        abort(); /* lowering has no partial-failure path */
+    A->log[A->nlog++] = s;
+    ptrmap_put(&A->memo, v, s);
+    s->bits = elem_bits(v);
+    if (!s->bits)
+        return s; /* unknown */
+    s->state = S_PENDING;
+    s->v = v;
+    unsigned mark = A->nlog;
+    bool ok;
+    A->depth++;
+    if (LLVMIsConstant(v)) {
+        int64_t c0 = 0, c = 0;
+        ok = const_int_at(v, 0, &c0);
+        for (unsigned l = 0; ok && l < W; l++) {
+            ok = const_int_at(v, l, &c);
+            s->off[l] = wrap(c - c0, s->bits);
+        }
+    } else {
+        ok = LLVMIsAInstruction(v) && analyze_inst(A, s, v);
+    }
+    A->depth--;
+    s->state = ok ? (s->cyc ? S_PENDING : S_KNOWN) : S_UNKNOWN;
+    /* what was built meanwhile may have assumed this value (a cycle) */
+    for (unsigned i = mark; !ok && i < A->nlog; i++)
+        A->log[i]->state = S_UNKNOWN;
+    if (!A->depth)
+        resolve(A, mark - 1);
+    return s;
+}
+
+/* ---- rewriting the placeholders ---- */
+
+/* The first active lane (its values hold the shape even where others'
+ * were left over from other blocks), 0 when none. */
+static LLVMValueRef first_active(lw *L, LLVMValueRef mask)
+{
+    LLVMValueRef bits = LLVMBuildBitCast(L->b, mask, L->i32, "");
+    LLVMValueRef tz = call_intrinsic(L, "llvm.cttz", &L->i32, 1, (LLVMValueRef[]){bits, LLVMConstInt(L->i1, 0, false)}, 2);
+    return LLVMBuildAnd(L->b, tz, const_i32(L, W - 1), "");
+}
+
+/* Lane 0's value as the shape has it: lane f's minus f's offset. */
+static LLVMValueRef lane0_value(lw *L, LLVMValueRef v, const int64_t *off, unsigned bits, LLVMValueRef f)
+{
+    LLVMTypeRef t = LLVMIntTypeInContext(L->ctx, bits);
+    LLVMValueRef offs[W];
+    for (unsigned l = 0; l < W; l++)
+        offs[l] = LLVMConstInt(t, (uint64_t)off[l], true);
+    LLVMValueRef o = LLVMBuildExtractElement(L->b, LLVMConstVector(offs, W), f, "");
+    return LLVMBuildSub(L->b, LLVMBuildExtractElement(L->b, v, f, ""), o, "");
+}
+
+/* The guard condition of a known shape: no widened lane wraps. */
+static LLVMValueRef guard_cond(lw *L, const shape *s, LLVMValueRef mask)
+{
+    LLVMValueRef ok = LLVMConstInt(L->i1, 1, false), f = first_active(L, mask);
+    for (unsigned i = 0; i < s->ng; i++) {
+        const guard *g = &s->g[i];
+        LLVMTypeRef t = LLVMIntTypeInContext(L->ctx, g->bits);
+        LLVMValueRef x = lane0_value(L, g->x, g->xoff, g->bits, f);
+        uint64_t top = g->bits >= 64 ? UINT64_MAX : (1ull << g->bits) - 1;
+        if (g->is_signed) { /* x + lo >= MIN, x + hi <= MAX */
+            int64_t min = g->bits >= 64 ? INT64_MIN : -(int64_t)(1ull << (g->bits - 1)), max = (int64_t)(top >> 1);
+            LLVMValueRef a = LLVMBuildICmp(L->b, LLVMIntSGE, x, LLVMConstInt(t, (uint64_t)(min - g->lo), true), "");
+            LLVMValueRef b = LLVMBuildICmp(L->b, LLVMIntSLE, x, LLVMConstInt(t, (uint64_t)(max - g->hi), true), "");
+            ok = LLVMBuildAnd(L->b, ok, LLVMBuildAnd(L->b, a, b, ""), "");
+        } else { /* x + lo >= 0, x + hi <= top */
+            LLVMValueRef a = LLVMBuildICmp(L->b, LLVMIntUGE, x, LLVMConstInt(t, (uint64_t)-g->lo, false), "");
+            LLVMValueRef b = LLVMBuildICmp(L->b, LLVMIntULE, x, LLVMConstInt(t, top - (uint64_t)g->hi, false), "");
+            ok = LLVMBuildAnd(L->b, ok, LLVMBuildAnd(L->b, a, b, ""), "");
+        }
+    }
+    return ok;
+}
+
+/* Runs of lanes: consecutive elements (step = access size) or one address
+ * (step 0), each at an offset from lane 0. */
+typedef struct run {
+    unsigned first, n;
+    int64_t off, step;
+} run;
+
+static unsigned find_runs(const shape *s, int64_t size, run *r, unsigned max)
+{
+    unsigned nr = 0;
+    for (unsigned l = 0; l < W;) {
+        int64_t step = l + 1 < W ? s->off[l + 1] - s->off[l] : size;
+        if (step != 0 && step != size)
+            step = size; /* a run of one */
+        unsigned n = 1;
+        while (l + n < W && s->off[l + n] - s->off[l + n - 1] == step)
+            n++;
+        if (nr == max)
+            return max + 1;
+        r[nr++] = (run){l, n, s->off[l], step};
+        l += n;
+    }
+    return nr;
+}
+
+static LLVMValueRef lane_range_mask(lw *L, LLVMValueRef mask, unsigned first, unsigned n)
+{
+    LLVMValueRef idx[W];
+    for (unsigned i = 0; i < n; i++)
+        idx[i] = const_i32(L, first + i);
+    return LLVMBuildShuffleVector(L->b, mask, LLVMGetPoison(LLVMTypeOf(mask)), LLVMConstVector(idx, n), "");
+}
+
+static LLVMValueRef at_offset(lw *L, LLVMValueRef base, int64_t off)
+{
+    LLVMValueRef a = LLVMBuildAdd(L->b, base, const_i64(L, (uint64_t)off), "");
+    return LLVMBuildIntToPtr(L->b, a, L->ptr, "");
+}
+
+static LLVMValueRef vector_load(lw *L, LLVMValueRef p, LLVMTypeRef vt, LLVMValueRef mask, uint32_t align)
+{
+    LLVMTypeRef t[2] = {vt, L->ptr};
+    LLVMValueRef a[4] = {p, const_i32(L, align), mask, LLVMConstNull(vt)};
+    return call_intrinsic(L, "llvm.masked.load", t, 2, a, 4);
+}
+
+static bool same_run(const run *a, const run *b)
+{
+    return a->n == b->n && a->off == b->off && a->step == b->step;
+}
+
+/* One run's values under its lanes' mask `sub` (n elements): a masked
+ * vector load, or a scalar load when some lane is active, broadcast. */
+static LLVMValueRef load_run(lw *L, LLVMValueRef base, const run *r, LLVMTypeRef elem, LLVMValueRef sub,
+                             uint32_t align)
+{
+    LLVMValueRef p = at_offset(L, base, r->off);
+    if (r->step) {
+        LLVMValueRef v = vector_load(L, p, LLVMVectorType(elem, r->n), sub, align);
+        return v;
+    }
+    LLVMTypeRef vt = LLVMVectorType(L->i1, r->n);
+    LLVMValueRef any = call_intrinsic(L, "llvm.vector.reduce.or", &vt, 1, &sub, 1);
+    LLVMValueRef one = LLVMBuildInsertElement(L->b, LLVMGetPoison(LLVMVectorType(L->i1, 1)), any, const_i32(L, 0), "");
+    LLVMValueRef v = vector_load(L, p, LLVMVectorType(elem, 1), one, align);
+    LLVMValueRef zeros[W];
+    for (unsigned i = 0; i < r->n; i++)
+        zeros[i] = const_i32(L, 0);
+    return LLVMBuildShuffleVector(L->b, v, LLVMGetPoison(LLVMTypeOf(v)), LLVMConstVector(zeros, r->n), "");
+}
+
+/* Lanes [first, first + n) of the result from part (n elements). */
+static LLVMValueRef place(lw *L, LLVMValueRef acc, LLVMValueRef part, const run *r)
+{
+    if (r->n == W)
+        return part;
+    LLVMValueRef wide[W], idx[W];
+    for (unsigned i = 0; i < W; i++)
+        wide[i] = i < r->n ? const_i32(L, i) : LLVMGetUndef(L->i32);
+    LLVMValueRef w = LLVMBuildShuffleVector(L->b, part, LLVMGetPoison(LLVMTypeOf(part)), LLVMConstVector(wide, W), "");
+    for (unsigned i = 0; i < W; i++)
+        idx[i] = const_i32(L, i >= r->first && i < r->first + r->n ? W + i - r->first : i);
+    return LLVMBuildShuffleVector(L->b, acc, w, LLVMConstVector(idx, W), "");
+}
+
+/* A known shape's load: its runs (equal runs loaded once), else a gather
+ * without the run-time tests. */
+static LLVMValueRef known_load(lw *L, const shape *s, LLVMValueRef addrs, LLVMValueRef mask, uint32_t align,
+                               LLVMTypeRef vt)
+{
+    LLVMTypeRef elem = LLVMGetElementType(vt);
+    run r[MAX_RUNS + 1];
+    unsigned nr = find_runs(s, align, r, MAX_RUNS);
+    if (nr > MAX_RUNS) {
+        LLVMTypeRef pvt = vec_of(L->ptr), t[2] = {vt, pvt};
+        LLVMValueRef a[4] = {LLVMBuildIntToPtr(L->b, addrs, pvt, ""), const_i32(L, align), mask, LLVMConstNull(vt)};
+        return call_intrinsic(L, "llvm.masked.gather", t, 2, a, 4);
+    }
+    /* runs over the same addresses (a row read by two rows of lanes) load
+     * once, under the union of their lanes */
+    LLVMValueRef base = lane0_value(L, addrs, s->off, 64, first_active(L, mask));
+    LLVMValueRef acc = LLVMGetPoison(vt), parts[MAX_RUNS];
+    for (unsigned i = 0; i < nr; i++) {
+        unsigned j = 0;
+        while (j < i && !same_run(&r[j], &r[i]))
+            j++;
+        if (j < i) {
+            parts[i] = parts[j];
+        } else {
+            LLVMValueRef sub = lane_range_mask(L, mask, r[i].first, r[i].n);
+            for (unsigned k = i + 1; k < nr; k++)
+                if (same_run(&r[k], &r[i]))
+                    sub = LLVMBuildOr(L->b, sub, lane_range_mask(L, mask, r[k].first, r[k].n), "");
+            parts[i] = load_run(L, base, &r[i], elem, sub, align);
+        }
+        acc = place(L, acc, parts[i], &r[i]);
+    }
+    return acc;
+}
+
+/* A known shape's store: consecutive runs as masked vector stores in lane
+ * order; runs of one address (several lanes storing to one place) keep
+ * the scatter's lane order. */
+static void known_store(lw *L, const shape *s, LLVMValueRef val, LLVMValueRef addrs, LLVMValueRef mask,
+                        uint32_t align)
+{
+    LLVMTypeRef vt = LLVMTypeOf(val);
+    run r[MAX_RUNS + 1];
+    unsigned nr = find_runs(s, align, r, MAX_RUNS);
+    bool runs = nr <= MAX_RUNS;
+    for (unsigned i = 0; runs && i < nr; i++)
+        runs = r[i].step != 0 || r[i].n == 1;
+    if (!runs) {
+        LLVMTypeRef pvt = vec_of(L->ptr), t[2] = {vt, pvt};
+        LLVMValueRef a[4] = {val, LLVMBuildIntToPtr(L->b, addrs, pvt, ""), const_i32(L, align), mask};
+        call_intrinsic(L, "llvm.masked.scatter", t, 2, a, 4);
+        return;
+    }
+    LLVMValueRef base = lane0_value(L, addrs, s->off, 64, first_active(L, mask));
+    for (unsigned i = 0; i < nr; i++) {
+        LLVMValueRef part = lane_range_mask(L, val, r[i].first, r[i].n);
+        LLVMTypeRef t[2] = {LLVMTypeOf(part), L->ptr};
+        LLVMValueRef a[4] = {part, at_offset(L, base, r[i].off), const_i32(L, align),
+                             lane_range_mask(L, mask, r[i].first, r[i].n)};
+        call_intrinsic(L, "llvm.masked.store", t, 2, a, 4);
+    }
+}
+
+static bool name_starts(LLVMValueRef f, const char *prefix)
+{
+    size_t n;
+    const char *name = LLVMGetValueName2(f, &n);
+    return n >= strlen(prefix) && !strncmp(name, prefix, strlen(prefix));
+}
+
+/* Every placeholder call of the module, in one array. */
+static LLVMValueRef *placeholder_calls(LLVMModuleRef m, unsigned *count)
+{
+    LLVMValueRef *calls = NULL;
+    unsigned n = 0, cap = 0;
+    for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+        for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b))
+            for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i)) {
+                LLVMValueRef callee = LLVMIsACallInst(i) ? LLVMGetCalledValue(i) : NULL;
+                if (!callee || !LLVMIsAFunction(callee) || !name_starts(callee, "ptxjit.shape."))
+                    continue;
+                if (n == cap) {
+                    cap = cap ? 2 * cap : 64;
+                    calls = realloc(calls, cap * sizeof *calls);
+                    if (!calls)
+                        abort();
+                }
+                calls[n++] = i;
+            }
+    *count = n;
+    return calls;
+}
+
+
+static void rewrite(analysis *A, LLVMValueRef c)
+{
+    lw *L = A->L;
+    LLVMValueRef callee = LLVMGetCalledValue(c);
+    LLVMPositionBuilderBefore(L->b, c);
+    bool store = name_starts(callee, SHAPE_STORE);
+    A->mask = LLVMGetOperand(c, store ? 2 : 1);
+    if (name_starts(callee, SHAPE_GUARD)) {
+        shape *s = analyze(A, LLVMGetOperand(c, 0));
+        LLVMValueRef ok = s->state == S_KNOWN ? guard_cond(L, s, A->mask) : LLVMConstInt(L->i1, 0, false);
+        LLVMReplaceAllUsesWith(c, ok);
+    } else if (name_starts(callee, SHAPE_LOAD)) {
+        LLVMValueRef addrs = LLVMGetOperand(c, 0), mask = LLVMGetOperand(c, 1);
+        uint32_t align = (uint32_t)LLVMConstIntGetZExtValue(LLVMGetOperand(c, 2));
+        shape *s = analyze(A, addrs);
+        LLVMValueRef v = s->state == S_KNOWN ? known_load(L, s, addrs, mask, align, LLVMTypeOf(c))
+                                             : LLVMGetPoison(LLVMTypeOf(c)); /* the branch is dead */
+        LLVMReplaceAllUsesWith(c, v);
+    } else {
+        LLVMValueRef val = LLVMGetOperand(c, 0), addrs = LLVMGetOperand(c, 1), mask = LLVMGetOperand(c, 2);
+        uint32_t align = (uint32_t)LLVMConstIntGetZExtValue(LLVMGetOperand(c, 3));
+        shape *s = analyze(A, addrs);
+        if (s->state == S_KNOWN)
+            known_store(L, s, val, addrs, mask, align);
+    }
+    LLVMInstructionEraseFromParent(c);
+}
+
+/* After lowering: registers into SSA values, then every placeholder
+ * replaced (see the top of the file). */
+void lower_shapes(lw *L, LLVMTargetMachineRef tm)
+{
+    LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
+    LLVMErrorRef e = LLVMRunPasses(L->mod, "function(sroa,early-cse,instcombine<no-verify-fixpoint>)", tm, opts);
+    LLVMDisposePassBuilderOptions(opts);
+    if (e)
+        LLVMConsumeError(e); /* the placeholders still get replaced; shapes are then unknown */
+    unsigned n;
+    LLVMValueRef *calls = placeholder_calls(L->mod, &n);
+    analysis A = {.L = L};
+    for (unsigned i = 0; i < n; i++)
+        rewrite(&A, calls[i]);
+    for (unsigned i = 0; i < A.nlog; i++)
+        free(A.log[i]);
+    free(A.log);
+    free(A.slot_val);
+    free(A.slot_off);
+    ptrmap_free(&A.memo);
+    free(calls);
+    LLVMValueRef f = LLVMGetFirstFunction(L->mod);
+    while (f) {
+        LLVMValueRef next = LLVMGetNextFunction(f);
+        if (name_starts(f, "ptxjit.shape."))
+            LLVMDeleteFunction(f);
+        f = next;
+    }
+}
