@@ -77,6 +77,8 @@ struct rt_device {
     unsigned nworkers;       /* pool size: the device's parallelism */
     unsigned nslots;         /* worker indices, launching threads included */
     worker *workers;
+    pthread_mutex_t faults_lock;
+    atomic_bool faults_installed; /* holds a reference on the fault handlers */
 };
 
 struct launch_ctx {
@@ -114,9 +116,10 @@ rt_device *rt_device_create(unsigned threads)
     rt_device *d = calloc(1, sizeof *d);
     if (!d)
         return NULL;
+    pthread_mutex_init(&d->faults_lock, NULL);
     d->pool = rt_pool_create(threads);
     if (!d->pool) {
-        free(d);
+        rt_device_destroy(d);
         return NULL;
     }
     d->nworkers = rt_pool_size(d->pool);
@@ -155,6 +158,9 @@ void rt_device_destroy(rt_device *d)
         worker_free(&d->workers[i]);
     free(d->workers);
     rt_pool_destroy(d->pool);
+    if (atomic_load(&d->faults_installed))
+        rt_fault_uninstall();
+    pthread_mutex_destroy(&d->faults_lock);
     free(d);
 }
 
@@ -587,6 +593,24 @@ static void cooperative_setup(launch_ctx *lc, uint64_t nctas)
     lc->launch.envreg[2] = (uint32_t)ws;
 }
 
+/* The fault handlers go in at a device's first launch and stay until it
+ * is destroyed: swapping them per launch took 8 sigaction calls, more than
+ * an empty launch costs.  Late, because hosts install their own handlers
+ * at start-up; one that replaced ours since is put behind ours again. */
+static void install_faults(rt_device *d)
+{
+    if (atomic_load_explicit(&d->faults_installed, memory_order_acquire)) {
+        rt_fault_ensure();
+        return;
+    }
+    pthread_mutex_lock(&d->faults_lock);
+    if (!atomic_load(&d->faults_installed)) {
+        rt_fault_install();
+        atomic_store(&d->faults_installed, true);
+    }
+    pthread_mutex_unlock(&d->faults_lock);
+}
+
 rt_status rt_launch(rt_device *d, const rt_kernel *k, const rt_launch_cfg *cfg, char *msg,
                     size_t msglen)
 {
@@ -613,9 +637,8 @@ rt_status rt_launch(rt_device *d, const rt_kernel *k, const rt_launch_cfg *cfg, 
     uint64_t nctas = (uint64_t)cfg->grid[0] * cfg->grid[1] * cfg->grid[2];
     if (cfg->cooperative)
         cooperative_setup(&lc, nctas);
-    rt_fault_install();
+    install_faults(d);
     rt_pool_parallel_for(d->pool, nctas, lc.resident, run_chunk, &lc);
-    rt_fault_uninstall();
     rt_printf_log_flush(lc.log, cfg->printf_out ? cfg->printf_out : stdout);
     rt_printf_log_destroy(lc.log);
     pthread_mutex_destroy(&lc.lock);

@@ -1,7 +1,8 @@
 /* test_progress.c - execution-model guarantees through the whole pipeline:
  * lanes spinning on a lock held by a lane of the same warp make progress
  * (Volta-style independent scheduling), a lane waits for a flag another
- * lane of its warp sets, and a faulting kernel leaves the context usable. */
+ * lane of its warp sets, a faulting kernel leaves the context usable, the
+ * host's own fault handlers keep working beside the runtime's. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +12,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#include <signal.h>
 
 #include "ptxjit/ptxjit.h"
 #include "test_util.h"
@@ -188,6 +191,71 @@ static void test_fault_then_recover(void **state)
     ptxjit_destroy(ctx);
 }
 
+/* A host SIGSEGV handler that recovers (as a JVM or a test harness does)
+ * sees the host's own faults, before and after kernel faults, and kernel
+ * faults stay contained whether it was installed before the first launch
+ * or between launches; destroying the context leaves it installed. */
+static sigjmp_buf host_jb;
+static volatile sig_atomic_t host_faults;
+
+static void host_handler(int sig, siginfo_t *si, void *uc)
+{
+    (void)sig, (void)si, (void)uc;
+    host_faults++;
+    siglongjmp(host_jb, 1);
+}
+
+static void install_host_handler(struct sigaction *old)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = host_handler;
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    assert_int_equal(sigaction(SIGSEGV, &sa, old), 0);
+}
+
+static void host_fault(void)
+{
+    volatile uintptr_t bad = 16; /* opaque to the compiler's bounds checks */
+    if (sigsetjmp(host_jb, 1) == 0)
+        *(volatile int *)bad = 1;
+}
+
+static void kernel_fault(ptxjit_ctx *ctx, const ptxjit_kernel *k)
+{
+    float a[64] = {0};
+    struct { const float *a, *b; float *c; int n; } bad = {a, a, (float *)16, 64};
+    ptxjit_launch_cfg cfg = {{2, 1, 1}, {32, 1, 1}, 0, &bad, NULL};
+    char err[512];
+    assert_int_equal(ptxjit_launch(ctx, k, &cfg, err, sizeof err), PTXJIT_ERR_FAULT);
+}
+
+static void test_host_fault_handlers_chain(void **state)
+{
+    struct sigaction harness, cur;
+    install_host_handler(&harness);
+    host_faults = 0;
+    char err[512];
+    ptxjit_ctx *ctx = ptxjit_create(2, err, sizeof err);
+    ptxjit_module *m = load(ctx, "vector_ops.sm_80.ptx");
+    const ptxjit_kernel *k = ptxjit_kernel_get(m, "vec_add");
+    host_fault();
+    kernel_fault(ctx, k);
+    host_fault();
+    kernel_fault(ctx, k);
+    assert_int_equal(host_faults, 2);
+    install_host_handler(NULL); /* between launches, over the runtime's */
+    kernel_fault(ctx, k);
+    host_fault();
+    assert_int_equal(host_faults, 3);
+    ptxjit_module_unload(m);
+    ptxjit_destroy(ctx);
+    assert_int_equal(sigaction(SIGSEGV, NULL, &cur), 0);
+    assert_true((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == host_handler);
+    assert_int_equal(sigaction(SIGSEGV, &harness, NULL), 0);
+}
+
 /* Unsupported instructions (tensor cores, for now) are load errors naming
  * file:line and the opcode. */
 static void test_unsupported_is_an_error(void **state)
@@ -216,6 +284,7 @@ int main(void)
         cmocka_unit_test(test_divergent_loop_then_barrier),
         cmocka_unit_test(test_warp_waits_for_later_warp),
         cmocka_unit_test(test_fault_then_recover),
+        cmocka_unit_test(test_host_fault_handlers_chain),
         cmocka_unit_test(test_unsupported_is_an_error),
     };
     return cmocka_run_group_tests_name("progress", tests, NULL, NULL);
