@@ -5,6 +5,7 @@
 
 #include "fault.h"
 #include "fiber.h"
+#include "fpenv.h"
 #include "pool.h"
 #include "printf.h"
 #include "shared_window.h"
@@ -524,6 +525,8 @@ static int run_chunk(void *ctx, unsigned wi, uint64_t begin, uint64_t end)
         record_failure(lc, w);
         return 1;
     }
+    rt_fpenv host;
+    rt_fpenv_enter(&host);
     if (RT_FAULT_TRY(&w->fault)) {
         if (lc->resident)
             run_resident(w, begin, end);
@@ -531,8 +534,10 @@ static int run_chunk(void *ctx, unsigned wi, uint64_t begin, uint64_t end)
             for (uint64_t i = begin; i < end && !atomic_load(&lc->failed); i++)
                 run_cta(w, i);
         rt_fault_disarm();
+        rt_fpenv_leave(&host);
         return 0;
     }
+    rt_fpenv_leave(&host);
     record_failure(lc, w);
     return 1;
 }

@@ -2,7 +2,8 @@
  * lanes spinning on a lock held by a lane of the same warp make progress
  * (Volta-style independent scheduling), a lane waits for a flag another
  * lane of its warp sets, a faulting kernel leaves the context usable, the
- * host's own fault handlers keep working beside the runtime's. */
+ * host's own fault handlers keep working beside the runtime's, and kernels
+ * compute in the default floating-point mode whatever mode the host set. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,7 +14,9 @@
 
 #include <cmocka.h>
 
+#include <fenv.h>
 #include <signal.h>
+#include <xmmintrin.h>
 
 #include "ptxjit/ptxjit.h"
 #include "test_util.h"
@@ -256,6 +259,64 @@ static void test_host_fault_handlers_chain(void **state)
     assert_int_equal(sigaction(SIGSEGV, &harness, NULL), 0);
 }
 
+/* Kernels run in round-to-nearest without FTZ/DAZ even when the launching
+ * thread (a worker of its own launch) set another mode, as warps in a loop
+ * and as fibers (a barrier); the host's mode comes back afterwards. */
+static const char fpmode_src[] =
+    ".version 7.0\n.target sm_80\n.address_size 64\n"
+    ".visible .entry fpmode(.param .u64 pout, .param .f32 pnum, .param .f32 pden, .param .f32 ptiny)\n{\n"
+    "  .reg .f32 %f<8>; .reg .b32 %r<4>; .reg .b64 %rd<4>;\n"
+    "  ld.param.u64 %rd1, [pout]; ld.param.f32 %f1, [pnum]; ld.param.f32 %f2, [pden];\n"
+    "  ld.param.f32 %f3, [ptiny]; mov.u32 %r1, %tid.x;\n"
+    "  div.rn.f32 %f4, %f1, %f2; mul.rn.f32 %f5, %f3, 0f3F000000;\n"
+    "  mul.wide.u32 %rd2, %r1, 8; add.s64 %rd3, %rd1, %rd2;\n"
+    "  BAR st.global.v2.f32 [%rd3], {%f4, %f5};\n"
+    "  ret;\n}\n";
+
+static void fpmode_case(bool barrier)
+{
+    char src[sizeof fpmode_src + 16], err[512], *log = NULL;
+    const char *bar = strstr(fpmode_src, "BAR");
+    snprintf(src, sizeof src, "%.*s%s%s", (int)(bar - fpmode_src), fpmode_src,
+             barrier ? "bar.sync 0;" : "", bar + 3);
+    ptxjit_ctx *ctx = ptxjit_create(1, err, sizeof err);
+    ptxjit_module *m = ptxjit_load(ctx, src, strlen(src), "fpmode.ptx", &log, NULL);
+    if (!m)
+        fail_msg("did not load:\n%s", log ? log : "");
+    const ptxjit_kernel *k = ptxjit_kernel_get(m, "fpmode");
+    assert_true(ptxjit_kernel_info_of(k)->uses_barriers == barrier);
+    volatile float num = 1.0f, den = 3.0f, tiny = 0x1p-140f;
+    float third = num / den, half_tiny = tiny * 0.5f; /* the defaults: nearest, subnormals */
+    float out[64][2];
+    struct { void *out; float num, den, tiny; } p = {out, num, den, tiny};
+    ptxjit_launch_cfg cfg = {{1, 1, 1}, {64, 1, 1}, 0, &p, NULL};
+    unsigned host_csr = _mm_getcsr();
+    fesetround(FE_DOWNWARD); /* 1/3 to nearest rounds up */
+    _mm_setcsr(_mm_getcsr() | 0x8040u); /* FTZ + DAZ */
+    unsigned host_mode = _mm_getcsr();
+    ptxjit_status st = ptxjit_launch(ctx, k, &cfg, err, sizeof err);
+    unsigned after = _mm_getcsr(), rounding = (unsigned)fegetround();
+    _mm_setcsr(host_csr);
+    fesetround(FE_TONEAREST);
+    if (st != PTXJIT_OK)
+        fail_msg("%s", err);
+    assert_int_equal(after & 0xffc0u, host_mode & 0xffc0u);
+    assert_int_equal(rounding, FE_DOWNWARD);
+    for (int i = 0; i < 64; i++) {
+        assert_true(out[i][0] == third);
+        assert_true(out[i][1] == half_tiny && half_tiny != 0.0f);
+    }
+    free(log);
+    ptxjit_module_unload(m);
+    ptxjit_destroy(ctx);
+}
+
+static void test_kernels_ignore_the_host_fp_mode(void **state)
+{
+    fpmode_case(false);
+    fpmode_case(true);
+}
+
 /* Unsupported instructions (tensor cores, for now) are load errors naming
  * file:line and the opcode. */
 static void test_unsupported_is_an_error(void **state)
@@ -285,6 +346,7 @@ int main(void)
         cmocka_unit_test(test_warp_waits_for_later_warp),
         cmocka_unit_test(test_fault_then_recover),
         cmocka_unit_test(test_host_fault_handlers_chain),
+        cmocka_unit_test(test_kernels_ignore_the_host_fp_mode),
         cmocka_unit_test(test_unsupported_is_an_error),
     };
     return cmocka_run_group_tests_name("progress", tests, NULL, NULL);
