@@ -119,7 +119,11 @@ int rt_queue_barrier(rt_queue *q, rt_signal *const *deps, size_t n);
 rt_signal *rt_queue_marker(rt_queue *q);
 
 /* Waits for all work enqueued on q before the call (cuStreamSynchronize):
- * 0, the queue's or the sticky error, or RT_Q_TIMEOUT. */
+ * 0, the queue's or the sticky error, or RT_Q_TIMEOUT.  An unbounded wait
+ * on a queue no processor has taken yet runs those packets on the calling
+ * thread, in order, instead of sleeping until a processor has: a launch
+ * followed by a sync needs no thread hand-off.  rt_sched_sync does the
+ * same for each queue. */
 int rt_queue_sync(rt_queue *q, uint64_t timeout_ns);
 
 /* cuStreamQuery: RT_Q_NOT_READY while work is pending, else as sync. */

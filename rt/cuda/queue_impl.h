@@ -91,13 +91,19 @@ rt_queue **rt__sched_snapshot(rt_sched *s, size_t *n);
 int rt__sched_activate(rt_queue *q);
 /* sched.c: a parked queue's signal completed (a signal callback). */
 void rt__sched_wake(void *queue);
+/* sched.c: takes a RUNNABLE queue off the runnable list for the calling
+ * thread, which then owns it (RUNNING): 1, or 0 if q was not runnable. */
+int rt__sched_claim(rt_queue *q);
+/* sched.c: gives a RUNNING queue with packets left back to the processors. */
+void rt__sched_requeue(rt_queue *q);
 /* sched.c: registers and unregisters a queue in s->queues. */
 void rt__sched_add_queue(rt_sched *s, rt_queue *q);
 void rt__sched_remove_queue(rt_sched *s, rt_queue *q);
 
-/* queue.c: runs q's packets until it is empty (then idle) or parked.  q is
- * RUNNING and owned by the calling processor. */
-void rt__queue_process(rt_queue *q);
+/* queue.c: runs q's packets until it is empty (then idle), parked, or
+ * `until` packets of it have completed (then requeued for a processor).
+ * q is RUNNING and owned by the calling thread. */
+void rt__queue_process(rt_queue *q, uint64_t until);
 /* queue.c: a queue of s (RT_QUEUE_LEGACY allowed), registered in s. */
 rt_queue *rt__queue_new(rt_sched *s, unsigned flags, int priority);
 /* queue.c: drops the owner's reference once (rt_queue_destroy's work). */

@@ -63,7 +63,7 @@ static void *processor_main(void *arg)
         if (q) {
             q->state = RT_QS_RUNNING;
             pthread_mutex_unlock(&s->lock);
-            rt__queue_process(q);
+            rt__queue_process(q, UINT64_MAX);
             pthread_mutex_lock(&s->lock);
             continue;
         }
@@ -141,6 +141,15 @@ static int ensure_processor(rt_sched *s)
 
 /* --- queue hooks (queue_impl.h) -------------------------------------------- */
 
+static void make_runnable(rt_sched *s, rt_queue *q)
+{
+    q->state = RT_QS_RUNNABLE;
+    push_runnable(s, q);
+    /* With no thread at all and none to be had the queue waits for the
+     * next spawn; there is no caller to report it to. */
+    ensure_processor(s);
+}
+
 int rt__sched_activate(rt_queue *q)
 {
     rt_sched *s = q->sched;
@@ -161,13 +170,29 @@ void rt__sched_wake(void *queue)
     rt_queue *q = queue;
     rt_sched *s = q->sched;
     pthread_mutex_lock(&s->lock);
-    if (q->state == RT_QS_PARKED) {
-        q->state = RT_QS_RUNNABLE;
-        push_runnable(s, q);
-        /* With no thread at all and none to be had the queue waits for the
-         * next spawn; there is no caller to report it to. */
-        ensure_processor(s);
+    if (q->state == RT_QS_PARKED)
+        make_runnable(s, q);
+    pthread_mutex_unlock(&s->lock);
+}
+
+int rt__sched_claim(rt_queue *q)
+{
+    rt_sched *s = q->sched;
+    pthread_mutex_lock(&s->lock);
+    int claimed = q->state == RT_QS_RUNNABLE;
+    if (claimed) {
+        remove_runnable(s, q);
+        q->state = RT_QS_RUNNING;
     }
+    pthread_mutex_unlock(&s->lock);
+    return claimed;
+}
+
+void rt__sched_requeue(rt_queue *q)
+{
+    rt_sched *s = q->sched;
+    pthread_mutex_lock(&s->lock);
+    make_runnable(s, q);
     pthread_mutex_unlock(&s->lock);
 }
 
