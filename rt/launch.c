@@ -57,6 +57,8 @@ typedef struct cta_slot {
     uint32_t cluster_phase[MAX_WARPS]; /* the barrier.cluster phase each warp arrived at */
     uint32_t *printf_seq;
     uint32_t nseq;
+    uint64_t serial;                   /* CTAs this slot has begun */
+    uint64_t seq_serial;               /* the CTA printf_seq counts for */
 } cta_slot;
 
 struct worker {
@@ -434,6 +436,10 @@ void ptxjit_rt_local_window(ptxjit_cta *cta, uint32_t warp, uint64_t *bounds)
 void rt_shim_printf_record(ptxjit_cta *cta, uint32_t thread, const char *text, size_t len)
 {
     cta_slot *s = cta->worker;
+    if (s->seq_serial != s->serial) { /* this CTA's first printf */
+        memset(s->printf_seq, 0, cta->launch->nthreads * sizeof *s->printf_seq);
+        s->seq_serial = s->serial;
+    }
     uint32_t seq = thread < s->nseq ? s->printf_seq[thread]++ : 0;
     rt_printf_log_add(s->w->lc->log, cta->cta_linear, thread, seq, text, len);
 }
@@ -451,11 +457,20 @@ static void cta_begin(worker *w, cta_slot *s, uint64_t linear)
     s->cta.shared = s->shared.base;
     s->cta.nwarps = lc->nwarps;
     s->cta.cta_linear = linear;
-    s->cta.ctaid[0] = (uint32_t)(linear % L->nctaid[0]);
-    s->cta.ctaid[1] = (uint32_t)(linear / L->nctaid[0] % L->nctaid[1]);
-    s->cta.ctaid[2] = (uint32_t)(linear / L->nctaid[0] / L->nctaid[1]);
-    memset(s->printf_seq, 0, L->nthreads * sizeof *s->printf_seq);
-    memset(s->bars, 0, sizeof s->bars);
+    if (L->nctaid[1] == 1 && L->nctaid[2] == 1) { /* 1D grids: no 64-bit divisions */
+        s->cta.ctaid[0] = (uint32_t)linear;
+        s->cta.ctaid[1] = s->cta.ctaid[2] = 0;
+    } else {
+        s->cta.ctaid[0] = (uint32_t)(linear % L->nctaid[0]);
+        s->cta.ctaid[1] = (uint32_t)(linear / L->nctaid[0] % L->nctaid[1]);
+        s->cta.ctaid[2] = (uint32_t)(linear / L->nctaid[0] / L->nctaid[1]);
+    }
+    s->serial++; /* printf_seq is reset at the CTA's first printf, if any */
+    /* Only ptxjit_rt_bar touches barrier state, and only kernels flagged
+     * uses_barriers call it (warps of other kernels run in a loop and could
+     * not wait at one).  The reset was 8% of a 32-thread vec_add. */
+    if (lc->k->uses_barriers || lc->resident)
+        memset(s->bars, 0, sizeof s->bars);
     s->live_warps = s->cta.nwarps;
 }
 
