@@ -3,10 +3,12 @@
  * Generated code never changes the rounding mode or flush-to-zero state:
  * directed rounding and .ftz are computed in software.  So the runtime
  * sets MXCSR and the x87 control word to the ABI defaults (round to
- * nearest, exceptions masked, no FTZ/DAZ) once for each chunk of CTAs a
- * worker runs, and the fiber switch leaves them alone.  The launching
- * thread is a worker too: whatever mode its host code chose comes back
- * afterwards, with its exception flags. */
+ * nearest, exceptions masked, no FTZ/DAZ) once: pool threads when they
+ * start, a launching thread (a worker of its own launch) for the length of
+ * the launch, after which whatever mode its host code chose comes back,
+ * with its exception flags.  The fiber switch leaves them alone.  Not per
+ * chunk of CTAs: reading MXCSR there measured ~60 ns, 2 us of an empty
+ * 32-CTA launch. */
 #ifndef RT_FPENV_H
 #define RT_FPENV_H
 
@@ -19,6 +21,14 @@ typedef struct rt_fpenv {
     uint32_t mxcsr;
     uint16_t x87_cw;
 } rt_fpenv;
+
+static inline void rt_fpenv_set_default(void)
+{
+    uint32_t m = RT_MXCSR_DEFAULT;
+    uint16_t cw = RT_X87_CW_DEFAULT;
+    __asm__ volatile("ldmxcsr %0" : : "m"(m));
+    __asm__ volatile("fldcw %0" : : "m"(cw));
+}
 
 /* Saves the caller's environment in *host and installs the defaults.  The
  * loads are skipped when already in place: ldmxcsr costs more than a read. */

@@ -540,8 +540,6 @@ static int run_chunk(void *ctx, unsigned wi, uint64_t begin, uint64_t end)
         record_failure(lc, w);
         return 1;
     }
-    rt_fpenv host;
-    rt_fpenv_enter(&host);
     if (RT_FAULT_TRY(&w->fault)) {
         if (lc->resident)
             run_resident(w, begin, end);
@@ -549,10 +547,8 @@ static int run_chunk(void *ctx, unsigned wi, uint64_t begin, uint64_t end)
             for (uint64_t i = begin; i < end && !atomic_load(&lc->failed); i++)
                 run_cta(w, i);
         rt_fault_disarm();
-        rt_fpenv_leave(&host);
         return 0;
     }
-    rt_fpenv_leave(&host);
     record_failure(lc, w);
     return 1;
 }
@@ -658,7 +654,10 @@ rt_status rt_launch(rt_device *d, const rt_kernel *k, const rt_launch_cfg *cfg, 
     if (cfg->cooperative)
         cooperative_setup(&lc, nctas);
     install_faults(d);
+    rt_fpenv host; /* pool threads run in the default mode already */
+    rt_fpenv_enter(&host);
     rt_pool_parallel_for(d->pool, nctas, lc.resident, run_chunk, &lc);
+    rt_fpenv_leave(&host);
     rt_printf_log_flush(lc.log, cfg->printf_out ? cfg->printf_out : stdout);
     rt_printf_log_destroy(lc.log);
     pthread_mutex_destroy(&lc.lock);

@@ -259,52 +259,77 @@ static void test_host_fault_handlers_chain(void **state)
     assert_int_equal(sigaction(SIGSEGV, &harness, NULL), 0);
 }
 
-/* Kernels run in round-to-nearest without FTZ/DAZ even when the launching
- * thread (a worker of its own launch) set another mode, as warps in a loop
- * and as fibers (a barrier); the host's mode comes back afterwards. */
+/* Kernels run in round-to-nearest without FTZ/DAZ whatever mode the host
+ * chose: on the launching thread (a worker of its own launch) and on pool
+ * threads started while the host's mode was on, as warps in a loop and as
+ * fibers (a barrier).  The host's mode comes back after the launch.  Each
+ * thread sums 1/3 FP_ITERS times, so that the launch lasts long enough
+ * for the pool thread to wake and take chunks. */
 static const char fpmode_src[] =
     ".version 7.0\n.target sm_80\n.address_size 64\n"
-    ".visible .entry fpmode(.param .u64 pout, .param .f32 pnum, .param .f32 pden, .param .f32 ptiny)\n{\n"
-    "  .reg .f32 %f<8>; .reg .b32 %r<4>; .reg .b64 %rd<4>;\n"
+    ".visible .entry fpmode(.param .u64 pout, .param .f32 pnum, .param .f32 pden, .param .f32 ptiny,\n"
+    "    .param .u32 piters)\n{\n"
+    "  .reg .pred %p; .reg .f32 %f<8>; .reg .b32 %r<8>; .reg .b64 %rd<4>;\n"
     "  ld.param.u64 %rd1, [pout]; ld.param.f32 %f1, [pnum]; ld.param.f32 %f2, [pden];\n"
-    "  ld.param.f32 %f3, [ptiny]; mov.u32 %r1, %tid.x;\n"
+    "  ld.param.f32 %f3, [ptiny]; ld.param.u32 %r5, [piters];\n"
+    "  mov.u32 %r1, %tid.x; mov.u32 %r2, %ctaid.x; mad.lo.s32 %r3, %r2, 64, %r1;\n"
     "  div.rn.f32 %f4, %f1, %f2; mul.rn.f32 %f5, %f3, 0f3F000000;\n"
-    "  mul.wide.u32 %rd2, %r1, 8; add.s64 %rd3, %rd1, %rd2;\n"
-    "  BAR st.global.v2.f32 [%rd3], {%f4, %f5};\n"
+    "  mov.f32 %f6, 0f00000000; mov.u32 %r4, 0;\n"
+    "$L: add.rn.f32 %f6, %f6, %f4; add.u32 %r4, %r4, 1; setp.lt.u32 %p, %r4, %r5; @%p bra $L;\n"
+    "  mul.wide.u32 %rd2, %r3, 8; add.s64 %rd3, %rd1, %rd2;\n"
+    "  BAR st.global.v2.f32 [%rd3], {%f6, %f5};\n"
     "  ret;\n}\n";
 
-static void fpmode_case(bool barrier)
+enum { FP_CTAS = 256, FP_ITERS = 1000 };
+
+/* Round down (1/3 to nearest rounds up) with FTZ + DAZ; returns the old MXCSR. */
+static unsigned host_fp_mode(void)
+{
+    unsigned old = _mm_getcsr();
+    fesetround(FE_DOWNWARD);
+    _mm_setcsr(_mm_getcsr() | 0x8040u);
+    return old;
+}
+
+static void fpmode_case(bool barrier, unsigned workers)
 {
     char src[sizeof fpmode_src + 16], err[512], *log = NULL;
     const char *bar = strstr(fpmode_src, "BAR");
     snprintf(src, sizeof src, "%.*s%s%s", (int)(bar - fpmode_src), fpmode_src,
              barrier ? "bar.sync 0;" : "", bar + 3);
-    ptxjit_ctx *ctx = ptxjit_create(1, err, sizeof err);
+    unsigned host_csr = host_fp_mode(); /* the pool threads inherit it */
+    ptxjit_ctx *ctx = ptxjit_create(workers, err, sizeof err);
+    _mm_setcsr(host_csr);
+    fesetround(FE_TONEAREST);
     ptxjit_module *m = ptxjit_load(ctx, src, strlen(src), "fpmode.ptx", &log, NULL);
     if (!m)
         fail_msg("did not load:\n%s", log ? log : "");
     const ptxjit_kernel *k = ptxjit_kernel_get(m, "fpmode");
     assert_true(ptxjit_kernel_info_of(k)->uses_barriers == barrier);
     volatile float num = 1.0f, den = 3.0f, tiny = 0x1p-140f;
-    float third = num / den, half_tiny = tiny * 0.5f; /* the defaults: nearest, subnormals */
-    float out[64][2];
-    struct { void *out; float num, den, tiny; } p = {out, num, den, tiny};
-    ptxjit_launch_cfg cfg = {{1, 1, 1}, {64, 1, 1}, 0, &p, NULL};
-    unsigned host_csr = _mm_getcsr();
-    fesetround(FE_DOWNWARD); /* 1/3 to nearest rounds up */
-    _mm_setcsr(_mm_getcsr() | 0x8040u); /* FTZ + DAZ */
-    unsigned host_mode = _mm_getcsr();
-    ptxjit_status st = ptxjit_launch(ctx, k, &cfg, err, sizeof err);
-    unsigned after = _mm_getcsr(), rounding = (unsigned)fegetround();
-    _mm_setcsr(host_csr);
-    fesetround(FE_TONEAREST);
-    if (st != PTXJIT_OK)
-        fail_msg("%s", err);
-    assert_int_equal(after & 0xffc0u, host_mode & 0xffc0u);
-    assert_int_equal(rounding, FE_DOWNWARD);
-    for (int i = 0; i < 64; i++) {
-        assert_true(out[i][0] == third);
-        assert_true(out[i][1] == half_tiny && half_tiny != 0.0f);
+    /* the references, in the defaults: nearest, subnormals */
+    volatile float sum = 0.0f, half_tiny = tiny * 0.5f;
+    for (int i = 0; i < FP_ITERS; i++)
+        sum += num / den;
+    static float out[FP_CTAS * 64][2];
+    struct { void *out; float num, den, tiny; uint32_t iters; } p = {out, num, den, tiny, FP_ITERS};
+    ptxjit_launch_cfg cfg = {{FP_CTAS, 1, 1}, {64, 1, 1}, 0, &p, NULL};
+    for (int run = 0; run < 3; run++) {
+        memset(out, 0, sizeof out);
+        host_fp_mode();
+        unsigned host_mode = _mm_getcsr();
+        ptxjit_status st = ptxjit_launch(ctx, k, &cfg, err, sizeof err);
+        unsigned after = _mm_getcsr(), rounding = (unsigned)fegetround();
+        _mm_setcsr(host_csr);
+        fesetround(FE_TONEAREST);
+        if (st != PTXJIT_OK)
+            fail_msg("%s", err);
+        assert_int_equal(after & 0xffc0u, host_mode & 0xffc0u);
+        assert_int_equal(rounding, FE_DOWNWARD);
+        for (int i = 0; i < FP_CTAS * 64; i++)
+            if (out[i][0] != sum || out[i][1] != half_tiny || half_tiny == 0.0f)
+                fail_msg("%u worker(s), %s: thread %d got %a and %a", workers,
+                         barrier ? "fibers" : "loop", i, out[i][0], out[i][1]);
     }
     free(log);
     ptxjit_module_unload(m);
@@ -313,8 +338,10 @@ static void fpmode_case(bool barrier)
 
 static void test_kernels_ignore_the_host_fp_mode(void **state)
 {
-    fpmode_case(false);
-    fpmode_case(true);
+    for (unsigned workers = 1; workers <= 2; workers++) {
+        fpmode_case(false, workers);
+        fpmode_case(true, workers);
+    }
 }
 
 /* Unsupported instructions (tensor cores, for now) are load errors naming
