@@ -406,13 +406,13 @@ static int park_on_pending(rt_queue *q, const rt_packet *p)
             continue;
         /* PARKED before registering: the callback may run at once. */
         pthread_mutex_lock(&s->lock);
-        q->state = RT_QS_PARKED;
+        rt__sched_set_state(q, RT_QS_PARKED);
         pthread_mutex_unlock(&s->lock);
         q->park = (rt_signal_waiter){.fn = rt__sched_wake, .arg = q};
         if (rt_signal_on_complete(dep, &q->park))
             return 1;
         pthread_mutex_lock(&s->lock);
-        q->state = RT_QS_RUNNING;
+        rt__sched_set_state(q, RT_QS_RUNNING);
         pthread_mutex_unlock(&s->lock);
     }
     return 0;
@@ -424,7 +424,7 @@ static void go_idle(rt_queue *q)
 {
     q->active = 0;
     pthread_mutex_lock(&q->sched->lock);
-    q->state = RT_QS_IDLE;
+    rt__sched_set_state(q, RT_QS_IDLE);
     pthread_mutex_unlock(&q->sched->lock);
 }
 

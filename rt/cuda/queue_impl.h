@@ -60,6 +60,7 @@ struct rt_queue {
     int active;               /* not idle: holds a reference, is scheduled */
 
     rt_queue_state state;      /* s->lock */
+    int by_processor;          /* s->lock: its owner is a processor, not a sync */
     rt_queue *next_runnable;   /* s->lock */
     rt_queue *prev, *next;     /* s->queues, s->lock */
     rt_signal_waiter park;     /* the callback node while parked */
@@ -76,7 +77,8 @@ struct rt_sched {
     rt_queue *queues;         /* every queue not yet freed */
     size_t nqueues;
     rt_queue *legacy;
-    unsigned nthreads, nidle, max_threads;
+    unsigned nthreads, max_threads;
+    unsigned nrunning;        /* processors owning a queue (RUNNING) */
     uint64_t linger_ns;
     int shutdown;
     struct rt_sched_thread *dead; /* exited threads to join */
@@ -96,6 +98,8 @@ void rt__sched_wake(void *queue);
 int rt__sched_claim(rt_queue *q);
 /* sched.c: gives a RUNNING queue with packets left back to the processors. */
 void rt__sched_requeue(rt_queue *q);
+/* sched.c: moves q to state st (s->lock held); keeps s->nrunning. */
+void rt__sched_set_state(rt_queue *q, rt_queue_state st);
 /* sched.c: registers and unregisters a queue in s->queues. */
 void rt__sched_add_queue(rt_sched *s, rt_queue *q);
 void rt__sched_remove_queue(rt_sched *s, rt_queue *q);

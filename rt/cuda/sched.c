@@ -61,7 +61,8 @@ static void *processor_main(void *arg)
     for (;;) {
         rt_queue *q = pop_runnable(s);
         if (q) {
-            q->state = RT_QS_RUNNING;
+            q->by_processor = 1;
+            rt__sched_set_state(q, RT_QS_RUNNING);
             pthread_mutex_unlock(&s->lock);
             rt__queue_process(q, UINT64_MAX);
             pthread_mutex_lock(&s->lock);
@@ -71,9 +72,7 @@ static void *processor_main(void *arg)
             break;
         struct timespec deadline;
         rt_deadline(&deadline, s->linger_ns);
-        s->nidle++;
         int rc = rt_cond_wait_until(&s->work, &s->lock, s->linger_ns, &deadline);
-        s->nidle--;
         if (rc == ETIMEDOUT && !s->runnable)
             break;
     }
@@ -128,12 +127,12 @@ static int spawn(rt_sched *s)
 }
 
 /* After a push: wake an idle processor, or start one when the runnable
- * queues outnumber the idle ones (a thread per stream with work).  Fails
- * only when no processor exists at all. */
+ * queues outnumber the processors that own none (a thread per stream with
+ * work).  Fails only when no processor exists at all. */
 static int ensure_processor(rt_sched *s)
 {
-    if (s->nrunnable > s->nidle && s->nthreads < s->max_threads && spawn(s) != RT_Q_OK &&
-        s->nthreads == 0)
+    if (s->nrunnable > s->nthreads - s->nrunning && s->nthreads < s->max_threads &&
+        spawn(s) != RT_Q_OK && s->nthreads == 0)
         return RT_Q_NOMEM;
     pthread_cond_signal(&s->work);
     return RT_Q_OK;
@@ -141,9 +140,23 @@ static int ensure_processor(rt_sched *s)
 
 /* --- queue hooks (queue_impl.h) -------------------------------------------- */
 
+/* A processor stops counting as running once its queue leaves its hands
+ * (idle, parked), not once it is back waiting for work: a queue activated
+ * in between must not start another thread.  (It did, one per launch that
+ * a sync ran itself while the processor was on its way back.) */
+void rt__sched_set_state(rt_queue *q, rt_queue_state st)
+{
+    rt_sched *s = q->sched;
+    if (q->by_processor && q->state == RT_QS_RUNNING)
+        s->nrunning--;
+    if (q->by_processor && st == RT_QS_RUNNING)
+        s->nrunning++;
+    q->state = st;
+}
+
 static void make_runnable(rt_sched *s, rt_queue *q)
 {
-    q->state = RT_QS_RUNNABLE;
+    rt__sched_set_state(q, RT_QS_RUNNABLE);
     push_runnable(s, q);
     /* With no thread at all and none to be had the queue waits for the
      * next spawn; there is no caller to report it to. */
@@ -182,7 +195,8 @@ int rt__sched_claim(rt_queue *q)
     int claimed = q->state == RT_QS_RUNNABLE;
     if (claimed) {
         remove_runnable(s, q);
-        q->state = RT_QS_RUNNING;
+        q->by_processor = 0;
+        rt__sched_set_state(q, RT_QS_RUNNING);
     }
     pthread_mutex_unlock(&s->lock);
     return claimed;

@@ -752,6 +752,25 @@ static void test_unbounded_sync_runs_packets_itself(void **state)
     gate_destroy(&g);
 }
 
+/* Launch, sync, launch, sync: the syncs run the packets themselves and a
+ * processor woken for one finds nothing or races them; either way one
+ * stream needs no more than one processor (a processor on its way back to
+ * wait once counted as busy, and every launch then started a thread). */
+static void test_launch_sync_loop_keeps_one_processor(void **state)
+{
+    rt_sched *s = sched_of(0, 0);
+    rt_queue *q = queue_of(s, 0, 0);
+    atomic_store(&counter, 0);
+    for (int i = 0; i < 20000; i++) {
+        assert_int_equal(rt_queue_kernel(q, count_kernel, NULL, NULL), RT_Q_OK);
+        assert_int_equal(rt_queue_sync(q, RT_WAIT_FOREVER), RT_Q_OK);
+    }
+    assert_int_equal(atomic_load(&counter), 20000);
+    assert_true(rt_sched_threads(s) <= 1);
+    rt_queue_destroy(q);
+    rt_sched_destroy(s);
+}
+
 static void test_many_streams_then_threads_retire(void **state)
 {
     rt_sched *s = sched_of(8, 20 * MS);
@@ -938,6 +957,7 @@ int main(void)
         cmocka_unit_test(test_legacy_marker_waits_for_blocking_work),
         cmocka_unit_test(test_priorities_stored_and_ordered),
         cmocka_unit_test(test_unbounded_sync_runs_packets_itself),
+        cmocka_unit_test(test_launch_sync_loop_keeps_one_processor),
         cmocka_unit_test(test_many_streams_then_threads_retire),
         cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_signal_completes_once_and_wakes_all),
