@@ -16,7 +16,9 @@
  * packets (a kernel, a host callback that sleeps) hold only their own
  * stream's thread; barrier waits hold none, so cross-stream waits cannot
  * starve the pool.  Among runnable queues waiting for a thread, lower
- * priority values go first (CUDA: lower is higher priority).
+ * priority values go first (CUDA: lower is higher priority).  Shortly
+ * after activity idle processors look for work every 100 us instead of
+ * waiting to be woken, so back-to-back launches wake no thread (sched.c).
  *
  * Legacy default stream: each rt_sched has one queue created with
  * RT_QUEUE_LEGACY (the NULL stream).  Every enqueue applies CUDA's implicit

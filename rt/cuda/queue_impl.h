@@ -71,6 +71,7 @@ struct rt_sched_thread;
 struct rt_sched {
     pthread_mutex_t lock;
     pthread_cond_t work;      /* idle processors wait for runnable queues */
+    pthread_cond_t poll;      /* never signalled: polling processors sleep on it */
     pthread_cond_t gone;      /* a queue was freed or a processor exited */
     rt_queue *runnable;       /* by priority, FIFO within one */
     size_t nrunnable;
@@ -79,6 +80,8 @@ struct rt_sched {
     rt_queue *legacy;
     unsigned nthreads, max_threads;
     unsigned nrunning;        /* processors owning a queue (RUNNING) */
+    unsigned npolling;        /* idle processors that look again soon */
+    uint64_t last_activity;   /* rt_clock_ns of the last enqueue or packet run */
     uint64_t linger_ns;
     int shutdown;
     struct rt_sched_thread *dead; /* exited threads to join */

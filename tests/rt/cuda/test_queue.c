@@ -752,10 +752,23 @@ static void test_unbounded_sync_runs_packets_itself(void **state)
     gate_destroy(&g);
 }
 
-/* Launch, sync, launch, sync: the syncs run the packets themselves and a
- * processor woken for one finds nothing or races them; either way one
- * stream needs no more than one processor (a processor on its way back to
- * wait once counted as busy, and every launch then started a thread). */
+/* Launch, sync, launch, sync: the syncs run the packets themselves, and
+ * one stream needs no more than one processor (a processor on its way back
+ * to wait once counted as busy, and every launch then started a thread).
+ * Work nobody syncs on still runs, both while the processor polls (just
+ * after activity, no wake-up) and once it sleeps (woken). */
+static void expect_runs_unsynced(rt_queue *q)
+{
+    int before = atomic_load(&counter);
+    uint64_t t0 = now_ns();
+    assert_int_equal(rt_queue_kernel(q, count_kernel, NULL, NULL), RT_Q_OK);
+    rt_signal *m = rt_queue_marker(q);
+    assert_int_equal(rt_signal_wait(m, WAIT_NS), RT_Q_OK);
+    assert_true(now_ns() - t0 < 1000 * MS);
+    assert_int_equal(atomic_load(&counter), before + 1);
+    rt_signal_release(m);
+}
+
 static void test_launch_sync_loop_keeps_one_processor(void **state)
 {
     rt_sched *s = sched_of(0, 0);
@@ -767,6 +780,9 @@ static void test_launch_sync_loop_keeps_one_processor(void **state)
     }
     assert_int_equal(atomic_load(&counter), 20000);
     assert_true(rt_sched_threads(s) <= 1);
+    expect_runs_unsynced(q);
+    sleep_ms(20);
+    expect_runs_unsynced(q);
     rt_queue_destroy(q);
     rt_sched_destroy(s);
 }
