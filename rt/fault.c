@@ -7,6 +7,7 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,17 +19,50 @@ static _Thread_local void *altstack;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int installed;
 static const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
-static struct sigaction saved[4];
+enum { NSIGS = sizeof sigs / sizeof sigs[0] };
+static struct sigaction saved[NSIGS]; /* the handlers ours went in front of */
+
+static int sig_index(int sig)
+{
+    for (int i = 0; i < NSIGS; i++)
+        if (sigs[i] == sig)
+            return i;
+    return 0;
+}
+
+/* A fault outside kernel code goes to the handler installed before ours,
+ * as the kernel would have delivered it: with that handler's mask, once
+ * only under SA_RESETHAND, and with the default action (death, a core)
+ * when there was none.  Ours stays installed for the next kernel fault. */
+static void chain(int sig, siginfo_t *si, void *uc)
+{
+    int i = sig_index(sig);
+    struct sigaction old = saved[i];
+    if (old.sa_flags & SA_RESETHAND)
+        saved[i].sa_handler = SIG_DFL, saved[i].sa_flags &= ~SA_SIGINFO;
+    if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_IGN)
+        return;
+    if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL) {
+        signal(sig, SIG_DFL);
+        raise(sig); /* not blocked (SA_NODEFER): delivered now */
+        return;
+    }
+    sigset_t mask = old.sa_mask, prev;
+    if (!(old.sa_flags & SA_NODEFER))
+        sigaddset(&mask, sig);
+    pthread_sigmask(SIG_BLOCK, &mask, &prev);
+    if (old.sa_flags & SA_SIGINFO)
+        old.sa_sigaction(sig, si, uc);
+    else
+        old.sa_handler(sig);
+    pthread_sigmask(SIG_SETMASK, &prev, NULL);
+}
 
 static void handler(int sig, siginfo_t *si, void *uc)
 {
-    (void)uc;
     rt_fault *f = current;
-    if (!f) { /* not kernel code: behave as if we were not here */
-        for (int i = 0; i < 4; i++)
-            if (sigs[i] == sig)
-                sigaction(sig, &saved[i], NULL);
-        raise(sig);
+    if (!f) {
+        chain(sig, si, uc);
         return;
     }
     f->kind = RT_ERR_FAULT;
@@ -38,27 +72,59 @@ static void handler(int sig, siginfo_t *si, void *uc)
     siglongjmp(f->jb, 1);
 }
 
+static bool is_ours(const struct sigaction *sa)
+{
+    return (sa->sa_flags & SA_SIGINFO) && sa->sa_sigaction == handler;
+}
+
+/* Puts ours in front of whatever handles each signal now (lock held); a
+ * handler installed since our last look becomes the one faults outside
+ * kernel code go to.  SA_NODEFER: the handler leaves by siglongjmp, and
+ * with the signal not blocked in it the recovery point need not save and
+ * restore the signal mask (a system call per RT_FAULT_TRY). */
+static void take_over(void)
+{
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = handler;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < NSIGS; i++)
+        if (sigaction(sigs[i], &sa, &old) == 0 && !is_ours(&old))
+            saved[i] = old;
+}
+
 void rt_fault_install(void)
 {
     pthread_mutex_lock(&lock);
-    if (installed++ == 0) {
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_sigaction = handler;
-        sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
-        sigemptyset(&sa.sa_mask);
-        for (int i = 0; i < 4; i++)
-            sigaction(sigs[i], &sa, &saved[i]);
-    }
+    installed++;
+    take_over();
     pthread_mutex_unlock(&lock);
 }
 
+/* One system call: SIGSEGV stands for the four, since hosts that install
+ * handlers install them together, and it is the fault kernels make. */
+void rt_fault_ensure(void)
+{
+    struct sigaction cur;
+    if (sigaction(SIGSEGV, NULL, &cur) == 0 && is_ours(&cur))
+        return;
+    pthread_mutex_lock(&lock);
+    if (installed > 0)
+        take_over();
+    pthread_mutex_unlock(&lock);
+}
+
+/* A handler the host installed after ours stays: it is the host's now. */
 void rt_fault_uninstall(void)
 {
     pthread_mutex_lock(&lock);
     if (installed > 0 && --installed == 0)
-        for (int i = 0; i < 4; i++)
-            sigaction(sigs[i], &saved[i], NULL);
+        for (int i = 0; i < NSIGS; i++) {
+            struct sigaction cur;
+            if (sigaction(sigs[i], NULL, &cur) == 0 && is_ours(&cur))
+                sigaction(sigs[i], &saved[i], NULL);
+        }
     pthread_mutex_unlock(&lock);
 }
 

@@ -15,12 +15,20 @@ typedef struct rt_fault {
     char msg[512];
 } rt_fault;
 
-/* Installs the process-wide handlers (reference counted, idempotent). */
+/* Installs the process-wide handlers, reference counted: a device takes
+ * a reference at its first launch and drops it when destroyed, so handlers
+ * are not swapped per launch.  Faults outside kernel code go on to the
+ * handler that was installed before ours (or to the default action). */
 void rt_fault_install(void);
+/* Per launch, while installed: if the host has installed a SIGSEGV handler
+ * since (a test harness between tests, say), puts ours back in front of
+ * it.  One sigaction query when nothing changed. */
+void rt_fault_ensure(void);
 void rt_fault_uninstall(void);
 
-/* Arms f for the calling thread; use as: if (RT_FAULT_TRY(f)) { run } else { handle }. */
-#define RT_FAULT_TRY(f) (rt_fault_arm(f), sigsetjmp((f)->jb, 1) == 0)
+/* Arms f for the calling thread; use as: if (RT_FAULT_TRY(f)) { run } else { handle }.
+ * The signal mask is not saved: the handler leaves it as it found it. */
+#define RT_FAULT_TRY(f) (rt_fault_arm(f), sigsetjmp((f)->jb, 0) == 0)
 void rt_fault_arm(rt_fault *f);
 void rt_fault_disarm(void);
 

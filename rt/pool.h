@@ -30,7 +30,9 @@ typedef struct rt_pool rt_pool;
  * it is a positive decimal integer, else the number of online CPUs.  Pool
  * threads block every signal except the synchronous fault signals (SIGSEGV,
  * SIGBUS, SIGFPE, SIGILL, SIGTRAP), which fault containment handles on the
- * faulting thread.  Returns NULL if memory or threads cannot be had. */
+ * faulting thread.  They run in the default floating-point mode (round to
+ * nearest, no FTZ/DAZ; rt/fpenv.h), not the creating thread's.  Returns
+ * NULL if memory or threads cannot be had. */
 rt_pool *rt_pool_create(unsigned nthreads);
 
 /* Stops and joins the workers and frees the pool.  No parallel_for may be

@@ -406,13 +406,13 @@ static int park_on_pending(rt_queue *q, const rt_packet *p)
             continue;
         /* PARKED before registering: the callback may run at once. */
         pthread_mutex_lock(&s->lock);
-        q->state = RT_QS_PARKED;
+        rt__sched_set_state(q, RT_QS_PARKED);
         pthread_mutex_unlock(&s->lock);
         q->park = (rt_signal_waiter){.fn = rt__sched_wake, .arg = q};
         if (rt_signal_on_complete(dep, &q->park))
             return 1;
         pthread_mutex_lock(&s->lock);
-        q->state = RT_QS_RUNNING;
+        rt__sched_set_state(q, RT_QS_RUNNING);
         pthread_mutex_unlock(&s->lock);
     }
     return 0;
@@ -424,11 +424,11 @@ static void go_idle(rt_queue *q)
 {
     q->active = 0;
     pthread_mutex_lock(&q->sched->lock);
-    q->state = RT_QS_IDLE;
+    rt__sched_set_state(q, RT_QS_IDLE);
     pthread_mutex_unlock(&q->sched->lock);
 }
 
-void rt__queue_process(rt_queue *q)
+void rt__queue_process(rt_queue *q, uint64_t until)
 {
     for (;;) {
         pthread_mutex_lock(&q->lock);
@@ -436,6 +436,11 @@ void rt__queue_process(rt_queue *q)
             go_idle(q);
             pthread_mutex_unlock(&q->lock);
             rt__queue_unref(q);
+            return;
+        }
+        if (q->completed >= until) {
+            pthread_mutex_unlock(&q->lock);
+            rt__sched_requeue(q);
             return;
         }
         rt_packet p = q->ring[q->head];
@@ -460,6 +465,22 @@ static int queue_status(rt_queue *q)
     return q->error ? q->error : rt_sched_error(q->sched);
 }
 
+/* A thread about to sleep until q has run its packets runs them itself
+ * when no processor has taken q yet: a launch followed by a sync costs no
+ * hand-off to a processor thread and back.  Nothing about the stream
+ * changes: one owner at a time runs the packets in order, through the same
+ * code, and a barrier still parks the queue.  It runs only the packets the
+ * sync waits for, so work enqueued meanwhile cannot hold it.  Only for
+ * unbounded waits: a packet cannot be left half-way at a deadline. */
+static void help(rt_queue *q, uint64_t target, uint64_t timeout_ns)
+{
+    if (timeout_ns != RT_WAIT_FOREVER || !rt__sched_claim(q))
+        return;
+    pthread_mutex_unlock(&q->lock);
+    rt__queue_process(q, target);
+    pthread_mutex_lock(&q->lock);
+}
+
 int rt_queue_sync(rt_queue *q, uint64_t timeout_ns)
 {
     if (!q)
@@ -469,6 +490,8 @@ int rt_queue_sync(rt_queue *q, uint64_t timeout_ns)
     pthread_mutex_lock(&q->lock);
     uint64_t target = q->enqueued;
     int rc = 0;
+    if (q->completed < target)
+        help(q, target, timeout_ns);
     while (q->completed < target && rc != ETIMEDOUT) {
         q->sync_waiters++;
         rc = rt_cond_wait_until(&q->drained, &q->lock, timeout_ns, &deadline);

@@ -16,7 +16,9 @@
  * packets (a kernel, a host callback that sleeps) hold only their own
  * stream's thread; barrier waits hold none, so cross-stream waits cannot
  * starve the pool.  Among runnable queues waiting for a thread, lower
- * priority values go first (CUDA: lower is higher priority).
+ * priority values go first (CUDA: lower is higher priority).  Shortly
+ * after activity idle processors look for work every 100 us instead of
+ * waiting to be woken, so back-to-back launches wake no thread (sched.c).
  *
  * Legacy default stream: each rt_sched has one queue created with
  * RT_QUEUE_LEGACY (the NULL stream).  Every enqueue applies CUDA's implicit
@@ -119,7 +121,11 @@ int rt_queue_barrier(rt_queue *q, rt_signal *const *deps, size_t n);
 rt_signal *rt_queue_marker(rt_queue *q);
 
 /* Waits for all work enqueued on q before the call (cuStreamSynchronize):
- * 0, the queue's or the sticky error, or RT_Q_TIMEOUT. */
+ * 0, the queue's or the sticky error, or RT_Q_TIMEOUT.  An unbounded wait
+ * on a queue no processor has taken yet runs those packets on the calling
+ * thread, in order, instead of sleeping until a processor has: a launch
+ * followed by a sync needs no thread hand-off.  rt_sched_sync does the
+ * same for each queue. */
 int rt_queue_sync(rt_queue *q, uint64_t timeout_ns);
 
 /* cuStreamQuery: RT_Q_NOT_READY while work is pending, else as sync. */

@@ -60,6 +60,7 @@ struct rt_queue {
     int active;               /* not idle: holds a reference, is scheduled */
 
     rt_queue_state state;      /* s->lock */
+    int by_processor;          /* s->lock: its owner is a processor, not a sync */
     rt_queue *next_runnable;   /* s->lock */
     rt_queue *prev, *next;     /* s->queues, s->lock */
     rt_signal_waiter park;     /* the callback node while parked */
@@ -70,13 +71,17 @@ struct rt_sched_thread;
 struct rt_sched {
     pthread_mutex_t lock;
     pthread_cond_t work;      /* idle processors wait for runnable queues */
+    pthread_cond_t poll;      /* never signalled: polling processors sleep on it */
     pthread_cond_t gone;      /* a queue was freed or a processor exited */
     rt_queue *runnable;       /* by priority, FIFO within one */
     size_t nrunnable;
     rt_queue *queues;         /* every queue not yet freed */
     size_t nqueues;
     rt_queue *legacy;
-    unsigned nthreads, nidle, max_threads;
+    unsigned nthreads, max_threads;
+    unsigned nrunning;        /* processors owning a queue (RUNNING) */
+    unsigned npolling;        /* idle processors that look again soon */
+    uint64_t last_activity;   /* rt_clock_ns of the last enqueue or packet run */
     uint64_t linger_ns;
     int shutdown;
     struct rt_sched_thread *dead; /* exited threads to join */
@@ -91,13 +96,21 @@ rt_queue **rt__sched_snapshot(rt_sched *s, size_t *n);
 int rt__sched_activate(rt_queue *q);
 /* sched.c: a parked queue's signal completed (a signal callback). */
 void rt__sched_wake(void *queue);
+/* sched.c: takes a RUNNABLE queue off the runnable list for the calling
+ * thread, which then owns it (RUNNING): 1, or 0 if q was not runnable. */
+int rt__sched_claim(rt_queue *q);
+/* sched.c: gives a RUNNING queue with packets left back to the processors. */
+void rt__sched_requeue(rt_queue *q);
+/* sched.c: moves q to state st (s->lock held); keeps s->nrunning. */
+void rt__sched_set_state(rt_queue *q, rt_queue_state st);
 /* sched.c: registers and unregisters a queue in s->queues. */
 void rt__sched_add_queue(rt_sched *s, rt_queue *q);
 void rt__sched_remove_queue(rt_sched *s, rt_queue *q);
 
-/* queue.c: runs q's packets until it is empty (then idle) or parked.  q is
- * RUNNING and owned by the calling processor. */
-void rt__queue_process(rt_queue *q);
+/* queue.c: runs q's packets until it is empty (then idle), parked, or
+ * `until` packets of it have completed (then requeued for a processor).
+ * q is RUNNING and owned by the calling thread. */
+void rt__queue_process(rt_queue *q, uint64_t until);
 /* queue.c: a queue of s (RT_QUEUE_LEGACY allowed), registered in s. */
 rt_queue *rt__queue_new(rt_sched *s, unsigned flags, int priority);
 /* queue.c: drops the owner's reference once (rt_queue_destroy's work). */

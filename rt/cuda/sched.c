@@ -10,6 +10,19 @@
 #define DEFAULT_MAX_THREADS 256u
 #define DEFAULT_LINGER_NS 1000000000ull
 
+/* Doorbells.  Waking a sleeping processor costs the enqueuing thread a
+ * futex call and then contention on s->lock with the thread it woke, most
+ * of a launch's cost, and in vain when a sync runs the packets itself (see
+ * rt_queue_sync).  So for POLL_WINDOW_NS after the last activity an idle
+ * processor looks for runnable queues every POLL_NS, sleeping in between,
+ * and a queue becoming runnable wakes nobody while enough of them look.
+ * Work not synchronized on starts within POLL_NS; a processor polls at most
+ * POLL_WINDOW_NS / POLL_NS times before it sleeps until woken, so an idle
+ * context costs no CPU, and launches further apart than the window are
+ * woken for as before. */
+#define POLL_NS 100000ull
+#define POLL_WINDOW_NS 500000ull
+
 typedef struct rt_sched_thread {
     pthread_t tid;
     rt_sched *sched;
@@ -61,19 +74,26 @@ static void *processor_main(void *arg)
     for (;;) {
         rt_queue *q = pop_runnable(s);
         if (q) {
-            q->state = RT_QS_RUNNING;
+            q->by_processor = 1;
+            rt__sched_set_state(q, RT_QS_RUNNING);
             pthread_mutex_unlock(&s->lock);
-            rt__queue_process(q);
+            rt__queue_process(q, UINT64_MAX);
             pthread_mutex_lock(&s->lock);
+            s->last_activity = rt_clock_ns();
             continue;
         }
         if (s->shutdown)
             break;
         struct timespec deadline;
+        if (rt_clock_ns() - s->last_activity < POLL_WINDOW_NS) {
+            s->npolling++;
+            rt_deadline(&deadline, POLL_NS);
+            rt_cond_wait_until(&s->poll, &s->lock, POLL_NS, &deadline);
+            s->npolling--;
+            continue;
+        }
         rt_deadline(&deadline, s->linger_ns);
-        s->nidle++;
         int rc = rt_cond_wait_until(&s->work, &s->lock, s->linger_ns, &deadline);
-        s->nidle--;
         if (rc == ETIMEDOUT && !s->runnable)
             break;
     }
@@ -127,19 +147,45 @@ static int spawn(rt_sched *s)
     return RT_Q_OK;
 }
 
-/* After a push: wake an idle processor, or start one when the runnable
- * queues outnumber the idle ones (a thread per stream with work).  Fails
- * only when no processor exists at all. */
+/* After a push: start a processor when the runnable queues outnumber the
+ * processors that own none (a thread per stream with work), wake a
+ * sleeping one when they outnumber those polling.  Fails only when no
+ * processor exists at all. */
 static int ensure_processor(rt_sched *s)
 {
-    if (s->nrunnable > s->nidle && s->nthreads < s->max_threads && spawn(s) != RT_Q_OK &&
-        s->nthreads == 0)
+    s->last_activity = rt_clock_ns();
+    if (s->nrunnable > s->nthreads - s->nrunning && s->nthreads < s->max_threads &&
+        spawn(s) != RT_Q_OK && s->nthreads == 0)
         return RT_Q_NOMEM;
-    pthread_cond_signal(&s->work);
+    if (s->nrunnable > s->npolling)
+        pthread_cond_signal(&s->work);
     return RT_Q_OK;
 }
 
 /* --- queue hooks (queue_impl.h) -------------------------------------------- */
+
+/* A processor stops counting as running once its queue leaves its hands
+ * (idle, parked), not once it is back waiting for work: a queue activated
+ * in between must not start another thread.  (It did, one per launch that
+ * a sync ran itself while the processor was on its way back.) */
+void rt__sched_set_state(rt_queue *q, rt_queue_state st)
+{
+    rt_sched *s = q->sched;
+    if (q->by_processor && q->state == RT_QS_RUNNING)
+        s->nrunning--;
+    if (q->by_processor && st == RT_QS_RUNNING)
+        s->nrunning++;
+    q->state = st;
+}
+
+static void make_runnable(rt_sched *s, rt_queue *q)
+{
+    rt__sched_set_state(q, RT_QS_RUNNABLE);
+    push_runnable(s, q);
+    /* With no thread at all and none to be had the queue waits for the
+     * next spawn; there is no caller to report it to. */
+    ensure_processor(s);
+}
 
 int rt__sched_activate(rt_queue *q)
 {
@@ -161,13 +207,30 @@ void rt__sched_wake(void *queue)
     rt_queue *q = queue;
     rt_sched *s = q->sched;
     pthread_mutex_lock(&s->lock);
-    if (q->state == RT_QS_PARKED) {
-        q->state = RT_QS_RUNNABLE;
-        push_runnable(s, q);
-        /* With no thread at all and none to be had the queue waits for the
-         * next spawn; there is no caller to report it to. */
-        ensure_processor(s);
+    if (q->state == RT_QS_PARKED)
+        make_runnable(s, q);
+    pthread_mutex_unlock(&s->lock);
+}
+
+int rt__sched_claim(rt_queue *q)
+{
+    rt_sched *s = q->sched;
+    pthread_mutex_lock(&s->lock);
+    int claimed = q->state == RT_QS_RUNNABLE;
+    if (claimed) {
+        remove_runnable(s, q);
+        q->by_processor = 0;
+        rt__sched_set_state(q, RT_QS_RUNNING);
     }
+    pthread_mutex_unlock(&s->lock);
+    return claimed;
+}
+
+void rt__sched_requeue(rt_queue *q)
+{
+    rt_sched *s = q->sched;
+    pthread_mutex_lock(&s->lock);
+    make_runnable(s, q);
     pthread_mutex_unlock(&s->lock);
 }
 
@@ -221,6 +284,7 @@ rt_sched *rt_sched_create(const rt_sched_config *cfg)
     s->linger_ns = cfg && cfg->linger_ns ? cfg->linger_ns : DEFAULT_LINGER_NS;
     pthread_mutex_init(&s->lock, NULL);
     rt_cond_init(&s->work);
+    rt_cond_init(&s->poll);
     rt_cond_init(&s->gone);
     s->legacy = rt__queue_new(s, RT_QUEUE_LEGACY, 0);
     if (!s->legacy) {
@@ -246,11 +310,13 @@ void rt_sched_destroy(rt_sched *s)
         pthread_cond_wait(&s->gone, &s->lock);
     s->shutdown = 1;
     pthread_cond_broadcast(&s->work);
+    pthread_cond_broadcast(&s->poll);
     while (s->nthreads)
         pthread_cond_wait(&s->gone, &s->lock);
     reap(s);
     pthread_mutex_unlock(&s->lock);
     pthread_cond_destroy(&s->work);
+    pthread_cond_destroy(&s->poll);
     pthread_cond_destroy(&s->gone);
     pthread_mutex_destroy(&s->lock);
     free(s);

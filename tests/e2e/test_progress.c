@@ -1,7 +1,9 @@
 /* test_progress.c - execution-model guarantees through the whole pipeline:
  * lanes spinning on a lock held by a lane of the same warp make progress
  * (Volta-style independent scheduling), a lane waits for a flag another
- * lane of its warp sets, and a faulting kernel leaves the context usable. */
+ * lane of its warp sets, a faulting kernel leaves the context usable, the
+ * host's own fault handlers keep working beside the runtime's, and kernels
+ * compute in the default floating-point mode whatever mode the host set. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +13,10 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#include <fenv.h>
+#include <signal.h>
+#include <xmmintrin.h>
 
 #include "ptxjit/ptxjit.h"
 #include "test_util.h"
@@ -188,6 +194,156 @@ static void test_fault_then_recover(void **state)
     ptxjit_destroy(ctx);
 }
 
+/* A host SIGSEGV handler that recovers (as a JVM or a test harness does)
+ * sees the host's own faults, before and after kernel faults, and kernel
+ * faults stay contained whether it was installed before the first launch
+ * or between launches; destroying the context leaves it installed. */
+static sigjmp_buf host_jb;
+static volatile sig_atomic_t host_faults;
+
+static void host_handler(int sig, siginfo_t *si, void *uc)
+{
+    (void)sig, (void)si, (void)uc;
+    host_faults++;
+    siglongjmp(host_jb, 1);
+}
+
+static void install_host_handler(struct sigaction *old)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = host_handler;
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    assert_int_equal(sigaction(SIGSEGV, &sa, old), 0);
+}
+
+static void host_fault(void)
+{
+    volatile uintptr_t bad = 16; /* opaque to the compiler's bounds checks */
+    if (sigsetjmp(host_jb, 1) == 0)
+        *(volatile int *)bad = 1;
+}
+
+static void kernel_fault(ptxjit_ctx *ctx, const ptxjit_kernel *k)
+{
+    float a[64] = {0};
+    struct { const float *a, *b; float *c; int n; } bad = {a, a, (float *)16, 64};
+    ptxjit_launch_cfg cfg = {{2, 1, 1}, {32, 1, 1}, 0, &bad, NULL};
+    char err[512];
+    assert_int_equal(ptxjit_launch(ctx, k, &cfg, err, sizeof err), PTXJIT_ERR_FAULT);
+}
+
+static void test_host_fault_handlers_chain(void **state)
+{
+    struct sigaction harness, cur;
+    install_host_handler(&harness);
+    host_faults = 0;
+    char err[512];
+    ptxjit_ctx *ctx = ptxjit_create(2, err, sizeof err);
+    ptxjit_module *m = load(ctx, "vector_ops.sm_80.ptx");
+    const ptxjit_kernel *k = ptxjit_kernel_get(m, "vec_add");
+    host_fault();
+    kernel_fault(ctx, k);
+    host_fault();
+    kernel_fault(ctx, k);
+    assert_int_equal(host_faults, 2);
+    install_host_handler(NULL); /* between launches, over the runtime's */
+    kernel_fault(ctx, k);
+    host_fault();
+    assert_int_equal(host_faults, 3);
+    ptxjit_module_unload(m);
+    ptxjit_destroy(ctx);
+    assert_int_equal(sigaction(SIGSEGV, NULL, &cur), 0);
+    assert_true((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == host_handler);
+    assert_int_equal(sigaction(SIGSEGV, &harness, NULL), 0);
+}
+
+/* Kernels run in round-to-nearest without FTZ/DAZ whatever mode the host
+ * chose: on the launching thread (a worker of its own launch) and on pool
+ * threads started while the host's mode was on, as warps in a loop and as
+ * fibers (a barrier).  The host's mode comes back after the launch.  Each
+ * thread sums 1/3 FP_ITERS times, so that the launch lasts long enough
+ * for the pool thread to wake and take chunks. */
+static const char fpmode_src[] =
+    ".version 7.0\n.target sm_80\n.address_size 64\n"
+    ".visible .entry fpmode(.param .u64 pout, .param .f32 pnum, .param .f32 pden, .param .f32 ptiny,\n"
+    "    .param .u32 piters)\n{\n"
+    "  .reg .pred %p; .reg .f32 %f<8>; .reg .b32 %r<8>; .reg .b64 %rd<4>;\n"
+    "  ld.param.u64 %rd1, [pout]; ld.param.f32 %f1, [pnum]; ld.param.f32 %f2, [pden];\n"
+    "  ld.param.f32 %f3, [ptiny]; ld.param.u32 %r5, [piters];\n"
+    "  mov.u32 %r1, %tid.x; mov.u32 %r2, %ctaid.x; mad.lo.s32 %r3, %r2, 64, %r1;\n"
+    "  div.rn.f32 %f4, %f1, %f2; mul.rn.f32 %f5, %f3, 0f3F000000;\n"
+    "  mov.f32 %f6, 0f00000000; mov.u32 %r4, 0;\n"
+    "$L: add.rn.f32 %f6, %f6, %f4; add.u32 %r4, %r4, 1; setp.lt.u32 %p, %r4, %r5; @%p bra $L;\n"
+    "  mul.wide.u32 %rd2, %r3, 8; add.s64 %rd3, %rd1, %rd2;\n"
+    "  BAR st.global.v2.f32 [%rd3], {%f6, %f5};\n"
+    "  ret;\n}\n";
+
+enum { FP_CTAS = 256, FP_ITERS = 1000 };
+
+/* Round down (1/3 to nearest rounds up) with FTZ + DAZ; returns the old MXCSR. */
+static unsigned host_fp_mode(void)
+{
+    unsigned old = _mm_getcsr();
+    fesetround(FE_DOWNWARD);
+    _mm_setcsr(_mm_getcsr() | 0x8040u);
+    return old;
+}
+
+static void fpmode_case(bool barrier, unsigned workers)
+{
+    char src[sizeof fpmode_src + 16], err[512], *log = NULL;
+    const char *bar = strstr(fpmode_src, "BAR");
+    snprintf(src, sizeof src, "%.*s%s%s", (int)(bar - fpmode_src), fpmode_src,
+             barrier ? "bar.sync 0;" : "", bar + 3);
+    unsigned host_csr = host_fp_mode(); /* the pool threads inherit it */
+    ptxjit_ctx *ctx = ptxjit_create(workers, err, sizeof err);
+    _mm_setcsr(host_csr);
+    fesetround(FE_TONEAREST);
+    ptxjit_module *m = ptxjit_load(ctx, src, strlen(src), "fpmode.ptx", &log, NULL);
+    if (!m)
+        fail_msg("did not load:\n%s", log ? log : "");
+    const ptxjit_kernel *k = ptxjit_kernel_get(m, "fpmode");
+    assert_true(ptxjit_kernel_info_of(k)->uses_barriers == barrier);
+    volatile float num = 1.0f, den = 3.0f, tiny = 0x1p-140f;
+    /* the references, in the defaults: nearest, subnormals */
+    volatile float sum = 0.0f, half_tiny = tiny * 0.5f;
+    for (int i = 0; i < FP_ITERS; i++)
+        sum += num / den;
+    static float out[FP_CTAS * 64][2];
+    struct { void *out; float num, den, tiny; uint32_t iters; } p = {out, num, den, tiny, FP_ITERS};
+    ptxjit_launch_cfg cfg = {{FP_CTAS, 1, 1}, {64, 1, 1}, 0, &p, NULL};
+    for (int run = 0; run < 3; run++) {
+        memset(out, 0, sizeof out);
+        host_fp_mode();
+        unsigned host_mode = _mm_getcsr();
+        ptxjit_status st = ptxjit_launch(ctx, k, &cfg, err, sizeof err);
+        unsigned after = _mm_getcsr(), rounding = (unsigned)fegetround();
+        _mm_setcsr(host_csr);
+        fesetround(FE_TONEAREST);
+        if (st != PTXJIT_OK)
+            fail_msg("%s", err);
+        assert_int_equal(after & 0xffc0u, host_mode & 0xffc0u);
+        assert_int_equal(rounding, FE_DOWNWARD);
+        for (int i = 0; i < FP_CTAS * 64; i++)
+            if (out[i][0] != sum || out[i][1] != half_tiny || half_tiny == 0.0f)
+                fail_msg("%u worker(s), %s: thread %d got %a and %a", workers,
+                         barrier ? "fibers" : "loop", i, out[i][0], out[i][1]);
+    }
+    free(log);
+    ptxjit_module_unload(m);
+    ptxjit_destroy(ctx);
+}
+
+static void test_kernels_ignore_the_host_fp_mode(void **state)
+{
+    for (unsigned workers = 1; workers <= 2; workers++) {
+        fpmode_case(false, workers);
+        fpmode_case(true, workers);
+    }
+}
+
 /* Unsupported instructions (tensor cores, for now) are load errors naming
  * file:line and the opcode. */
 static void test_unsupported_is_an_error(void **state)
@@ -216,6 +372,8 @@ int main(void)
         cmocka_unit_test(test_divergent_loop_then_barrier),
         cmocka_unit_test(test_warp_waits_for_later_warp),
         cmocka_unit_test(test_fault_then_recover),
+        cmocka_unit_test(test_host_fault_handlers_chain),
+        cmocka_unit_test(test_kernels_ignore_the_host_fp_mode),
         cmocka_unit_test(test_unsupported_is_an_error),
     };
     return cmocka_run_group_tests_name("progress", tests, NULL, NULL);

@@ -702,6 +702,91 @@ static void test_priorities_stored_and_ordered(void **state)
     gate_destroy(&g);
 }
 
+/* An unbounded sync runs the packets it waits for on the calling thread
+ * when no processor has taken them: it needs no processor at all (the only
+ * one is held here).  Work enqueued after the sync began is left to the
+ * processors.  (Were the help missing, the gate's timeout would end the
+ * wait with GATE_TIMEOUT_ERR rather than hang the test.) */
+typedef struct helped {
+    rt_queue *q;
+    log_t *log;
+    pthread_t ran_on;
+} helped;
+
+static int record_thread_kernel(void *arg)
+{
+    ((helped *)arg)->ran_on = pthread_self();
+    return 0;
+}
+
+static void enqueue_late(void *arg, int status)
+{
+    helped *h = arg;
+    enqueue_log(h->q, h->log, 7);
+}
+
+static void test_unbounded_sync_runs_packets_itself(void **state)
+{
+    rt_sched *s = sched_of(1, 0);
+    rt_queue *hold = queue_of(s, RT_QUEUE_NON_BLOCKING, 0);
+    rt_queue *q = queue_of(s, RT_QUEUE_NON_BLOCKING, 0);
+    gate g;
+    gate_init(&g);
+    assert_int_equal(rt_queue_kernel(hold, gated_kernel, &g, NULL), RT_Q_OK);
+    sleep_ms(20); /* the processor has taken `hold` */
+    helped h = {q, calloc(1, sizeof(log_t)), 0};
+    assert_int_equal(rt_queue_kernel(q, record_thread_kernel, &h, NULL), RT_Q_OK);
+    assert_int_equal(rt_queue_host(q, enqueue_late, &h), RT_Q_OK);
+    assert_int_equal(rt_queue_sync(q, RT_WAIT_FOREVER), RT_Q_OK);
+    assert_true(pthread_equal(h.ran_on, pthread_self()));
+    assert_int_equal(atomic_load(&h.log->n), 0);
+    assert_int_equal(rt_queue_query(q), RT_Q_NOT_READY);
+    gate_open(&g);
+    assert_int_equal(rt_sched_sync(s, WAIT_NS), RT_Q_OK);
+    int want[] = {7};
+    expect_log(h.log, want, 1);
+    free(h.log);
+    rt_queue_destroy(hold);
+    rt_queue_destroy(q);
+    rt_sched_destroy(s);
+    gate_destroy(&g);
+}
+
+/* Launch, sync, launch, sync: the syncs run the packets themselves, and
+ * one stream needs no more than one processor (a processor on its way back
+ * to wait once counted as busy, and every launch then started a thread).
+ * Work nobody syncs on still runs, both while the processor polls (just
+ * after activity, no wake-up) and once it sleeps (woken). */
+static void expect_runs_unsynced(rt_queue *q)
+{
+    int before = atomic_load(&counter);
+    uint64_t t0 = now_ns();
+    assert_int_equal(rt_queue_kernel(q, count_kernel, NULL, NULL), RT_Q_OK);
+    rt_signal *m = rt_queue_marker(q);
+    assert_int_equal(rt_signal_wait(m, WAIT_NS), RT_Q_OK);
+    assert_true(now_ns() - t0 < 1000 * MS);
+    assert_int_equal(atomic_load(&counter), before + 1);
+    rt_signal_release(m);
+}
+
+static void test_launch_sync_loop_keeps_one_processor(void **state)
+{
+    rt_sched *s = sched_of(0, 0);
+    rt_queue *q = queue_of(s, 0, 0);
+    atomic_store(&counter, 0);
+    for (int i = 0; i < 20000; i++) {
+        assert_int_equal(rt_queue_kernel(q, count_kernel, NULL, NULL), RT_Q_OK);
+        assert_int_equal(rt_queue_sync(q, RT_WAIT_FOREVER), RT_Q_OK);
+    }
+    assert_int_equal(atomic_load(&counter), 20000);
+    assert_true(rt_sched_threads(s) <= 1);
+    expect_runs_unsynced(q);
+    sleep_ms(20);
+    expect_runs_unsynced(q);
+    rt_queue_destroy(q);
+    rt_sched_destroy(s);
+}
+
 static void test_many_streams_then_threads_retire(void **state)
 {
     rt_sched *s = sched_of(8, 20 * MS);
@@ -887,6 +972,8 @@ int main(void)
         cmocka_unit_test(test_non_blocking_stream_does_not_hold_legacy),
         cmocka_unit_test(test_legacy_marker_waits_for_blocking_work),
         cmocka_unit_test(test_priorities_stored_and_ordered),
+        cmocka_unit_test(test_unbounded_sync_runs_packets_itself),
+        cmocka_unit_test(test_launch_sync_loop_keeps_one_processor),
         cmocka_unit_test(test_many_streams_then_threads_retire),
         cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_signal_completes_once_and_wakes_all),
