@@ -1,0 +1,35 @@
+/* bench_limits.h - what the machine itself can do, measured in the same
+ * run as the kernels (and interleaved with them) so that a kernel's speed
+ * can be given as a fraction of it: STREAM-like copy and triad bandwidth
+ * over a given working set (the bandwidth a kernel moving that much data
+ * can see: a large L3 holds more than DRAM-sized sets would suggest), the
+ * peak rate of fused multiply-adds, and the cost of an empty OpenMP
+ * parallel for.  All on OpenMP's threads. */
+#ifndef BENCH_LIMITS_H
+#define BENCH_LIMITS_H
+
+#include <stddef.h>
+
+/* A working set of copy and triad arrays, first touched by the threads
+ * that use them. */
+typedef struct stream_probe stream_probe;
+
+/* NULL when working_set bytes cannot be allocated. */
+stream_probe *stream_probe_create(size_t working_set);
+void stream_probe_destroy(stream_probe *s);
+size_t stream_probe_working_set(const stream_probe *s);
+/* One copy (b = a, two arrays of half the set) and one triad
+ * (a = b + s * c, three arrays of a third): *copy and *triad become their
+ * bytes per second (bytes read + bytes written) where that is more than
+ * they hold. */
+void stream_probe_run(stream_probe *s, double *copy, double *triad);
+
+/* FLOP/s of one run of independent FMA chains in vector registers on
+ * every thread (some 5 ms at 2 x 16-wide FMAs per cycle). */
+double fma_peak_run(void);
+
+/* Seconds per empty parallel for (one iteration per thread), the mean of
+ * reps of them. */
+double omp_empty_run(int reps);
+
+#endif
