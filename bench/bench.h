@@ -42,8 +42,9 @@ typedef struct bench_case {
     out_type type;
     size_t count;
     void *out[NPEERS];
-    /* the limit: bytes moved per run in a working set (bandwidth) or
-     * flops per run (FMA peak); 0 when not measured against one */
+    /* the limit: bytes moved per run (counted as bench_limits.h says) in
+     * a working set (bandwidth), or flops per run (FMA peak); 0 when not
+     * measured against one */
     double bytes, flops;
     size_t working_set;
     /* seconds: the first run and the best of the timed ones */

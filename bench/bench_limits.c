@@ -59,13 +59,13 @@ void stream_probe_run(stream_probe *s, double *copy_bw, double *triad_bw)
     double t = bench_now();
     copy(half, s->mem, s->mem + half);
     t = bench_now() - t;
-    if (s->bytes / t > *copy_bw)
-        *copy_bw = (double)s->bytes / t;
+    if (3.0 * half * sizeof(float) / t > *copy_bw)
+        *copy_bw = 3.0 * half * sizeof(float) / t;
     t = bench_now();
     triad(third, s->mem, s->mem + third, s->mem + 2 * third);
     t = bench_now() - t;
-    if (s->bytes / t > *triad_bw)
-        *triad_bw = (double)s->bytes / t;
+    if (4.0 * third * sizeof(float) / t > *triad_bw)
+        *triad_bw = 4.0 * third * sizeof(float) / t;
 }
 
 /* Enough chains to cover the FMA latency on every FMA port (4 cycles x 2

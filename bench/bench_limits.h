@@ -20,8 +20,11 @@ void stream_probe_destroy(stream_probe *s);
 size_t stream_probe_working_set(const stream_probe *s);
 /* One copy (b = a, two arrays of half the set) and one triad
  * (a = b + s * c, three arrays of a third): *copy and *triad become their
- * bytes per second (bytes read + bytes written) where that is more than
- * they hold. */
+ * bytes moved per second where that is more than they hold.  Bytes moved
+ * count the read for ownership of each written line (x86 without
+ * streaming stores reads a line before writing it): copy moves 3 bytes per
+ * byte copied, triad 4 per byte written.  The kernels' bytes are counted
+ * the same way. */
 void stream_probe_run(stream_probe *s, double *copy, double *triad);
 
 /* FLOP/s of one run of independent FMA chains in vector registers on
