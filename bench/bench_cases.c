@@ -95,6 +95,16 @@ static int scaled_side(const bench_env *env, double side0)
 
 static float *floats(bench_case *c, size_t n) { return case_alloc(c, sizeof(float) * n); }
 
+/* n in the table's unit: 16M, 1.6M, 160K. */
+static const char *count_name(char *buf, size_t size, int n)
+{
+    if (n >= 1 << 20)
+        snprintf(buf, size, "%.2gM", n / 1048576.0);
+    else
+        snprintf(buf, size, "%.2gK", n / 1024.0);
+    return buf;
+}
+
 /* --- the cases, in the order of the table --------------------------------- */
 
 static void setup_saxpy(bench_case *c, bench_env *env)
@@ -104,7 +114,8 @@ static void setup_saxpy(bench_case *c, bench_env *env)
           *yc = floats(c, n);
     for (int i = 0; i < n; i++)
         x[i] = (float)(i % 1000), yj[i] = yc[i] = 1.0f;
-    snprintf(c->name, sizeof c->name, "saxpy, %dM floats", n >> 20);
+    char count[16];
+    snprintf(c->name, sizeof c->name, "saxpy, %s floats", count_name(count, sizeof count, n));
     unsigned blocks = (unsigned)(n / 256 / 16 + 1); /* 16 elements per thread */
     struct { int n; float a; const float *x; float *y; } p = {n, a, x, yj};
     set_jit(c, env, "vector_ops.sm_80.ptx", "saxpy_gridstride", (unsigned[]){blocks, 1, 1},
@@ -118,11 +129,14 @@ static void setup_saxpy(bench_case *c, bench_env *env)
     c->bytes = 3.0 * (double)bytes, c->working_set = 2 * bytes; /* x, y read and written */
 }
 
-/* A block reduction: 256 threads per block, partial[block] = its sum. */
-static void setup_block_sums(bench_case *c, bench_env *env, const char *file,
+/* A block reduction (what in the name): 256 threads per block,
+ * partial[block] = its sum. */
+static void setup_block_sums(bench_case *c, bench_env *env, const char *what, const char *file,
                              const char *kernel, bool twin)
 {
     int n = scaled(env, 1 << 24), blocks = (n + 255) / 256;
+    char count[16];
+    snprintf(c->name, sizeof c->name, "%s, %s floats", what, count_name(count, sizeof count, n));
     float *in = floats(c, n), *pj = floats(c, blocks), *po = floats(c, blocks),
           *pc = floats(c, blocks);
     for (int i = 0; i < n; i++)
@@ -140,15 +154,15 @@ static void setup_block_sums(bench_case *c, bench_env *env, const char *file,
 
 static void setup_reduce_tree(bench_case *c, bench_env *env)
 {
-    snprintf(c->name, sizeof c->name, "block tree reduction, shared memory");
-    setup_block_sums(c, env, "reduce_shared.sm_80.ptx", "reduce_sum_static", true);
+    setup_block_sums(c, env, "block tree reduction in shared memory", "reduce_shared.sm_80.ptx",
+                     "reduce_sum_static", true);
 }
 
 /* OpenCL 1.2 has no sub-group shuffles: no pocl twin. */
 static void setup_reduce_shfl(bench_case *c, bench_env *env)
 {
-    snprintf(c->name, sizeof c->name, "reduction, __shfl_down_sync");
-    setup_block_sums(c, env, "bench_kernels.sm_80.ptx", "reduce_sum_shfl", false);
+    setup_block_sums(c, env, "reduction with __shfl_down_sync", "bench_kernels.sm_80.ptx",
+                     "reduce_sum_shfl", false);
 }
 
 static void setup_sgemm(bench_case *c, bench_env *env)
@@ -212,7 +226,9 @@ static void setup_histogram(bench_case *c, bench_env *env)
         data[i] = (unsigned char)(x >> 24);
     }
     memset(hj, 0, 1024), memset(hc, 0, 1024);
-    snprintf(c->name, sizeof c->name, "256-bin histogram, %dM bytes", n >> 20);
+    char count[16];
+    snprintf(c->name, sizeof c->name, "256-bin histogram, %s bytes",
+             count_name(count, sizeof count, n));
     struct { const unsigned char *data; int n; unsigned *hist; } p = {data, n, hj};
     /* 256 blocks: each a long grid-stride loop, as histogram codes launch */
     set_jit(c, env, "atomics_shared.sm_80.ptx", "histogram256", (unsigned[]){256, 1, 1},

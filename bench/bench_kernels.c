@@ -199,15 +199,19 @@ static void add_streams(bench_machine *m, const bench_case *cases, unsigned n)
     }
 }
 
+/* Element i of a result. */
+static double element(const bench_case *c, int peer, size_t i)
+{
+    if (c->type == OUT_F32)
+        return ((const float *)c->out[peer])[i];
+    return ((const unsigned *)c->out[peer])[i];
+}
+
 static double max_rel_diff(const bench_case *c, int peer)
 {
     double d = 0;
     for (size_t i = 0; i < c->count; i++) {
-        double got, want;
-        if (c->type == OUT_F32)
-            got = ((const float *)c->out[peer])[i], want = ((const float *)c->out[PEER_OMP])[i];
-        else
-            got = ((const unsigned *)c->out[peer])[i], want = ((const unsigned *)c->out[PEER_OMP])[i];
+        double got = element(c, peer, i), want = element(c, PEER_OMP, i);
         if (isnan(got) != isnan(want))
             return INFINITY;
         d = fmax(d, fabs(got - want) / fmax(1.0, fabs(want)));
