@@ -27,8 +27,8 @@ size_t stream_probe_working_set(const stream_probe *s);
  * the same way. */
 void stream_probe_run(stream_probe *s, double *copy, double *triad);
 
-/* FLOP/s of one run of independent FMA chains in vector registers on
- * every thread (some 5 ms at 2 x 16-wide FMAs per cycle). */
+/* FLOP/s of one run of independent FMA chains in vector registers, on all
+ * the threads (some 5 ms on two cores of 2 x 16-wide FMAs per cycle). */
 double fma_peak_run(void);
 
 /* Seconds per empty parallel for (one iteration per thread), the mean of
