@@ -99,9 +99,9 @@ static float *floats(bench_case *c, size_t n) { return case_alloc(c, sizeof(floa
 static const char *count_name(char *buf, size_t size, int n)
 {
     if (n >= 1 << 20)
-        snprintf(buf, size, "%.2gM", n / 1048576.0);
+        snprintf(buf, size, "%.3gM", n / 1048576.0);
     else
-        snprintf(buf, size, "%.2gK", n / 1024.0);
+        snprintf(buf, size, "%.3gK", n / 1024.0);
     return buf;
 }
 
