@@ -65,13 +65,14 @@ void bench_case_free(bench_case *c);
 typedef struct bench_machine {
     struct {
         stream_probe *probe;
-        double copy, triad;
+        double bw[STREAM_LOOPS];
     } streams[4];
     unsigned nstreams;
     double fma;
 } bench_machine;
 
-/* The best stream bandwidth measured over working_set bytes; 0 if none. */
+/* The best stream bandwidth measured over working_set bytes (of any
+ * loop); 0 if none. */
 double bench_stream_limit(const bench_machine *m, size_t working_set);
 
 /* Prints the table of the timed rounds: per kernel each peer's best time,

@@ -55,19 +55,35 @@ static void triad(size_t n, float *restrict a, const float *restrict b, const fl
         a[i] = b[i] + 3.0f * c[i];
 }
 
-void stream_probe_run(stream_probe *s, double *copy_bw, double *triad_bw)
+static void axpy(size_t n, const float *restrict a, float *restrict b)
+{
+#pragma omp parallel for simd schedule(guided)
+    for (size_t i = 0; i < n; i++)
+        b[i] = b[i] + 3.0f * a[i];
+}
+
+const char *const stream_loop_names[STREAM_LOOPS] = {"copy", "triad", "axpy"};
+
+/* bw = max(bw, bytes / the seconds since t). */
+static void keep_best(double *bw, double bytes, double t)
+{
+    t = bench_now() - t;
+    if (bytes / t > *bw)
+        *bw = bytes / t;
+}
+
+void stream_probe_run(stream_probe *s, double bw[STREAM_LOOPS])
 {
     size_t half = s->bytes / 2 / sizeof(float), third = s->bytes / 3 / sizeof(float);
     double t = bench_now();
     copy(half, s->mem, s->mem + half);
-    t = bench_now() - t;
-    if (3.0 * half * sizeof(float) / t > *copy_bw)
-        *copy_bw = 3.0 * half * sizeof(float) / t;
+    keep_best(&bw[STREAM_COPY], 12.0 * half, t);
     t = bench_now();
     triad(third, s->mem, s->mem + third, s->mem + 2 * third);
-    t = bench_now() - t;
-    if (4.0 * third * sizeof(float) / t > *triad_bw)
-        *triad_bw = 4.0 * third * sizeof(float) / t;
+    keep_best(&bw[STREAM_TRIAD], 16.0 * third, t);
+    t = bench_now();
+    axpy(half, s->mem, s->mem + half);
+    keep_best(&bw[STREAM_AXPY], 12.0 * half, t);
 }
 
 /* Enough chains to cover the FMA latency on every FMA port (4 cycles x 2

@@ -67,10 +67,12 @@ static void print_geomean(const bench_case *cases, unsigned n, int peer)
 static void print_limits(const bench_machine *m)
 {
     printf("machine limits (best round):");
-    for (unsigned i = 0; i < m->nstreams; i++)
-        printf(" stream over %.0f MiB: copy %.1f GB/s, triad %.1f GB/s;",
-               stream_probe_working_set(m->streams[i].probe) / 1048576.0, m->streams[i].copy * 1e-9,
-               m->streams[i].triad * 1e-9);
+    for (unsigned i = 0; i < m->nstreams; i++) {
+        printf(" stream over %.0f MiB:", stream_probe_working_set(m->streams[i].probe) / 1048576.0);
+        for (int loop = 0; loop < STREAM_LOOPS; loop++)
+            printf(" %s %.1f GB/s%s", stream_loop_names[loop], m->streams[i].bw[loop] * 1e-9,
+                   loop + 1 < STREAM_LOOPS ? "," : ";");
+    }
     printf(" FMA peak %.0f GFLOP/s\n", m->fma * 1e-9);
 }
 
