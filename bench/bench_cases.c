@@ -84,7 +84,12 @@ static void set_out(bench_case *c, out_type type, size_t count, void *jit, void 
     c->out[PEER_JIT] = jit, c->out[PEER_OCL] = c->ocl ? ocl : NULL, c->out[PEER_OMP] = omp;
 }
 
-static int scaled(const bench_env *env, double n) { return (int)(n * env->scale); }
+/* n0 elements at scale 1, at least 1024. */
+static int scaled(const bench_env *env, double n0)
+{
+    double n = n0 * env->scale;
+    return n < 1024 ? 1024 : (int)n;
+}
 
 /* The side of a square grid of scale * side0^2 points, in whole 32s. */
 static int scaled_side(const bench_env *env, double side0)
@@ -110,12 +115,12 @@ static const char *count_name(char *buf, size_t size, int n)
 static void setup_saxpy(bench_case *c, bench_env *env)
 {
     int n = scaled(env, 1 << 24);
+    char count[16];
+    snprintf(c->name, sizeof c->name, "saxpy, %s floats", count_name(count, sizeof count, n));
     float a = 2.0f, *x = floats(c, n), *yj = floats(c, n), *yo = floats(c, n),
           *yc = floats(c, n);
     for (int i = 0; i < n; i++)
         x[i] = (float)(i % 1000), yj[i] = yc[i] = 1.0f;
-    char count[16];
-    snprintf(c->name, sizeof c->name, "saxpy, %s floats", count_name(count, sizeof count, n));
     unsigned blocks = (unsigned)(n / 256 / 16 + 1); /* 16 elements per thread */
     struct { int n; float a; const float *x; float *y; } p = {n, a, x, yj};
     set_jit(c, env, "vector_ops.sm_80.ptx", "saxpy_gridstride", (unsigned[]){blocks, 1, 1},
@@ -169,12 +174,12 @@ static void setup_sgemm(bench_case *c, bench_env *env)
 {
     int s = (int)(1024 * cbrt(env->scale)) / 16 * 16;
     s = s < 16 ? 16 : s;
+    snprintf(c->name, sizeof c->name, "16x16 tiled SGEMM, %dx%d", s, s);
     size_t nn = (size_t)s * s, bytes = sizeof(float) * nn;
     float alpha = 1.0f, beta = 0.0f, *a = floats(c, nn), *b = floats(c, nn), *cj = floats(c, nn),
           *co = floats(c, nn), *cc = floats(c, nn);
     for (size_t i = 0; i < nn; i++)
         a[i] = (float)(i % 13) * 0.5f, b[i] = (float)(i % 7) * 0.25f, cj[i] = cc[i] = 0;
-    snprintf(c->name, sizeof c->name, "16x16 tiled SGEMM, %dx%d", s, s);
     unsigned g = (unsigned)s / 16;
     struct { int m, n, k; float alpha; const float *a, *b; float beta; float *c; } p = {
         s, s, s, alpha, a, b, beta, cj};
@@ -195,12 +200,12 @@ static void setup_sgemm(bench_case *c, bench_env *env)
 static void setup_stencil(bench_case *c, bench_env *env)
 {
     int nx = scaled_side(env, 4096), ny = nx;
+    snprintf(c->name, sizeof c->name, "2D 5-point stencil, %dx%d, 16x16 blocks", nx, ny);
     size_t nn = (size_t)nx * ny, bytes = sizeof(float) * nn;
     float c0 = 0.5f, c1 = 0.125f, *in = floats(c, nn), *oj = floats(c, nn), *oo = floats(c, nn),
           *oc = floats(c, nn);
     for (size_t i = 0; i < nn; i++)
         in[i] = (float)(i * 7 % 17);
-    snprintf(c->name, sizeof c->name, "2D 5-point stencil, %dx%d, 16x16 blocks", nx, ny);
     struct { const float *in; float *out; int nx, ny; float c0, c1; } p = {in, oj, nx, ny, c0, c1};
     set_jit(c, env, "bench_kernels.sm_80.ptx", "stencil5",
             (unsigned[]){(unsigned)nx / 16, (unsigned)ny / 16, 1}, (unsigned[]){16, 16, 1}, &p,
@@ -218,6 +223,9 @@ static void setup_stencil(bench_case *c, bench_env *env)
 static void setup_histogram(bench_case *c, bench_env *env)
 {
     int n = scaled(env, 1 << 24);
+    char count[16];
+    snprintf(c->name, sizeof c->name, "256-bin histogram, %s bytes",
+             count_name(count, sizeof count, n));
     unsigned char *data = case_alloc(c, (size_t)n);
     unsigned *hj = case_alloc(c, 1024), *ho = case_alloc(c, 1024), *hc = case_alloc(c, 1024);
     unsigned x = 2463534242u; /* xorshift32: bytes spread over all bins */
@@ -226,9 +234,6 @@ static void setup_histogram(bench_case *c, bench_env *env)
         data[i] = (unsigned char)(x >> 24);
     }
     memset(hj, 0, 1024), memset(hc, 0, 1024);
-    char count[16];
-    snprintf(c->name, sizeof c->name, "256-bin histogram, %s bytes",
-             count_name(count, sizeof count, n));
     struct { const unsigned char *data; int n; unsigned *hist; } p = {data, n, hj};
     /* 256 blocks: each a long grid-stride loop, as histogram codes launch */
     set_jit(c, env, "atomics_shared.sm_80.ptx", "histogram256", (unsigned[]){256, 1, 1},
@@ -243,11 +248,11 @@ static void setup_histogram(bench_case *c, bench_env *env)
 static void setup_transpose(bench_case *c, bench_env *env)
 {
     int w = scaled_side(env, 4096), h = w;
+    snprintf(c->name, sizeof c->name, "tiled transpose, %dx%d", w, h);
     size_t nn = (size_t)w * h, bytes = sizeof(float) * nn;
     float *in = floats(c, nn), *oj = floats(c, nn), *oo = floats(c, nn), *oc = floats(c, nn);
     for (size_t i = 0; i < nn; i++)
         in[i] = (float)(i & 0xffffff);
-    snprintf(c->name, sizeof c->name, "tiled transpose, %dx%d", w, h);
     struct { const float *in; float *out; int w, h; } p = {in, oj, w, h};
     set_jit(c, env, "image2d.sm_80.ptx", "transpose32",
             (unsigned[]){(unsigned)w / 32, (unsigned)h / 32, 1}, (unsigned[]){32, 8, 1}, &p,
