@@ -1,8 +1,9 @@
 /* bench_kernels.cl - OpenCL C twins of the corpus kernels bench_kernels times
- * (tests/cuda/vector_ops.cu, reduce_shared.cu, sgemm.cu), written to do the
- * same work the same way: a work-group is a CUDA block, __local memory is
+ * (tests/cuda/vector_ops.cu, reduce_shared.cu, sgemm.cu, bench_kernels.cu,
+ * atomics_shared.cu, image2d.cu), written to do the same work the same way: a work-group is a CUDA block, __local memory is
  * __shared__, barrier(CLK_LOCAL_MEM_FENCE) is __syncthreads(), and index
- * arithmetic keeps the CUDA types.  No attributes the CUDA source lacks. */
+ * arithmetic keeps the CUDA types.  No attributes the CUDA source lacks.
+ * reduce_sum_shfl has no twin: OpenCL 1.2 has no sub-group shuffles. */
 
 /* saxpy_gridstride: y[i] = alpha * x[i] + y[i], grid-stride loop. */
 __kernel void saxpy_gridstride(int n, float alpha, __global const float *x, __global float *y)
@@ -54,4 +55,57 @@ __kernel void sgemm_tiled16(int M, int N, int K, float alpha, __global const flo
     }
     if (r < M && c < N)
         C[r * N + c] = alpha * acc + beta * C[r * N + c];
+}
+
+/* stencil5: 2D work-groups of any shape; interior points get
+ * c0 * in[p] + c1 * ((left + right) + (up + down)), border points in[p]. */
+__kernel void stencil5(__global const float *in, __global float *out, int nx, int ny, float c0,
+                       float c1)
+{
+    int x = (int)get_global_id(0), y = (int)get_global_id(1);
+    if (x >= nx || y >= ny)
+        return;
+    int p = y * nx + x;
+    if (x == 0 || y == 0 || x == nx - 1 || y == ny - 1)
+        out[p] = in[p];
+    else
+        out[p] = c0 * in[p] + c1 * ((in[p - 1] + in[p + 1]) + (in[p - nx] + in[p + nx]));
+}
+
+/* histogram256: a local histogram per work-group filled with local atomics
+ * over a grid-stride loop, then its non-zero bins added to hist with
+ * global atomics. */
+__kernel void histogram256(__global const uchar *data, int n, __global uint *hist)
+{
+    __local uint sh[256];
+    for (int b = (int)get_local_id(0); b < 256; b += (int)get_local_size(0))
+        sh[b] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    int stride = (int)(get_num_groups(0) * get_local_size(0));
+    for (int i = (int)get_global_id(0); i < n; i += stride)
+        atomic_add(&sh[data[i]], 1u);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int b = (int)get_local_id(0); b < 256; b += (int)get_local_size(0))
+        if (sh[b])
+            atomic_add(&hist[b], sh[b]);
+}
+
+/* transpose32: 32x8 work-groups, a 32x33 local tile; each work-item moves
+ * rows local_id(1) + 0, 8, 16, 24 of the tile.  out[x*height + y] =
+ * in[y*width + x]. */
+__kernel void transpose32(__global const float *in, __global float *out, int width, int height)
+{
+    __local float tile[32][33];
+    int tx = (int)get_local_id(0), ty = (int)get_local_id(1);
+    int x = (int)get_group_id(0) * 32 + tx;
+    int y = (int)get_group_id(1) * 32 + ty;
+    for (int j = 0; j < 32; j += 8)
+        if (x < width && y + j < height)
+            tile[ty + j][tx] = in[(y + j) * width + x];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    x = (int)get_group_id(1) * 32 + tx;
+    y = (int)get_group_id(0) * 32 + ty;
+    for (int j = 0; j < 32; j += 8)
+        if (x < height && y + j < width)
+            out[(y + j) * height + x] = tile[tx][ty + j];
 }

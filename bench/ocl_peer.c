@@ -2,12 +2,12 @@
 #define _POSIX_C_SOURCE 200809L
 #define CL_TARGET_OPENCL_VERSION 120
 #include "ocl_peer.h"
+#include "bench_clock.h"
 
 #include <CL/cl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 enum { MAX_ARGS = 16 };
 
@@ -19,13 +19,6 @@ struct ocl_peer {
     cl_uint units;
     char name[256];
 };
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static bool failed(cl_int rc, const char *what, char *err, size_t errlen)
 {
@@ -111,12 +104,12 @@ double ocl_peer_build(ocl_peer *p, const char *src, char *err, size_t errlen)
     if (p->prog)
         clReleaseProgram(p->prog);
     cl_int rc;
-    double t = now();
+    double t = bench_now();
     p->prog = clCreateProgramWithSource(p->ctx, 1, &src, NULL, &rc);
     if (failed(rc, "clCreateProgramWithSource", err, errlen))
         return -1;
     rc = clBuildProgram(p->prog, 1, &p->dev, "", NULL, NULL);
-    t = now() - t;
+    t = bench_now() - t;
     if (rc != CL_SUCCESS) {
         size_t n = snprintf(err, errlen, "clBuildProgram failed (%d):\n", (int)rc);
         if (n < errlen)
@@ -126,21 +119,31 @@ double ocl_peer_build(ocl_peer *p, const char *src, char *err, size_t errlen)
     return t;
 }
 
+struct ocl_task {
+    ocl_peer *peer;
+    cl_kernel kernel;
+    unsigned dims, nargs;
+    size_t global[3], local[3];
+    cl_mem mem[MAX_ARGS];   /* NULL for scalar arguments */
+    size_t size[MAX_ARGS];
+    void *out[MAX_ARGS];    /* where ocl_task_read puts a buffer, or NULL */
+};
+
 /* Buffers for the job's buffer arguments, set as kernel arguments. */
-static bool set_args(ocl_peer *p, cl_kernel k, const ocl_job *job, cl_mem *mem, char *err,
-                     size_t errlen)
+static bool set_args(ocl_task *t, const ocl_job *job, char *err, size_t errlen)
 {
     for (unsigned i = 0; i < job->nargs; i++) {
         const ocl_arg *a = &job->args[i];
         cl_int rc = CL_SUCCESS;
+        t->size[i] = a->size, t->out[i] = a->out;
         if (a->buffer) {
-            mem[i] = clCreateBuffer(p->ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, a->size,
-                                    (void *)a->value, &rc);
+            t->mem[i] = clCreateBuffer(t->peer->ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                                       a->size, (void *)a->value, &rc);
             if (failed(rc, "clCreateBuffer", err, errlen))
                 return false;
-            rc = clSetKernelArg(k, i, sizeof mem[i], &mem[i]);
+            rc = clSetKernelArg(t->kernel, i, sizeof t->mem[i], &t->mem[i]);
         } else {
-            rc = clSetKernelArg(k, i, a->size, a->value);
+            rc = clSetKernelArg(t->kernel, i, a->size, a->value);
         }
         if (failed(rc, "clSetKernelArg", err, errlen))
             return false;
@@ -148,63 +151,59 @@ static bool set_args(ocl_peer *p, cl_kernel k, const ocl_job *job, cl_mem *mem, 
     return true;
 }
 
-/* One enqueue of the job to completion; its seconds, or a negative value. */
-static double run_once(ocl_peer *p, cl_kernel k, const ocl_job *job, char *err, size_t errlen)
+ocl_task *ocl_task_create(ocl_peer *p, const ocl_job *job, char *err, size_t errlen)
 {
-    double t = now();
-    cl_int rc = clEnqueueNDRangeKernel(p->q, k, job->dims, NULL, job->global, job->local, 0,
-                                       NULL, NULL);
-    if (rc == CL_SUCCESS)
-        rc = clFinish(p->q);
-    t = now() - t;
-    return failed(rc, "clEnqueueNDRangeKernel", err, errlen) ? -1 : t;
-}
-
-static bool time_runs(ocl_peer *p, cl_kernel k, const ocl_job *job, ocl_times *t, char *err,
-                      size_t errlen)
-{
-    t->first = t->best = 1e30;
-    for (unsigned r = 0; r < job->warmup + job->runs; r++) {
-        double s = run_once(p, k, job, err, errlen);
-        if (s < 0)
-            return false;
-        if (r == 0)
-            t->first = s;
-        if (r >= job->warmup && s < t->best)
-            t->best = s;
+    if (!p->prog || job->nargs > MAX_ARGS || job->dims < 1 || job->dims > 3) {
+        snprintf(err, errlen, "ocl_task_create: no program, too many arguments or bad dims");
+        return NULL;
     }
-    return true;
+    ocl_task *t = calloc(1, sizeof *t);
+    if (!t) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    t->peer = p, t->dims = job->dims, t->nargs = job->nargs;
+    memcpy(t->global, job->global, sizeof t->global);
+    memcpy(t->local, job->local, sizeof t->local);
+    cl_int rc;
+    t->kernel = clCreateKernel(p->prog, job->kernel, &rc);
+    if (failed(rc, job->kernel, err, errlen) || !set_args(t, job, err, errlen)) {
+        ocl_task_destroy(t);
+        return NULL;
+    }
+    return t;
 }
 
-static bool read_back(ocl_peer *p, const ocl_job *job, const cl_mem *mem, char *err,
-                      size_t errlen)
+double ocl_task_run(ocl_task *t, char *err, size_t errlen)
 {
-    for (unsigned i = 0; i < job->nargs; i++) {
-        const ocl_arg *a = &job->args[i];
-        if (a->buffer && a->out &&
-            failed(clEnqueueReadBuffer(p->q, mem[i], CL_TRUE, 0, a->size, a->out, 0, NULL, NULL),
+    double s = bench_now();
+    cl_int rc = clEnqueueNDRangeKernel(t->peer->q, t->kernel, t->dims, NULL, t->global,
+                                       t->local, 0, NULL, NULL);
+    if (rc == CL_SUCCESS)
+        rc = clFinish(t->peer->q);
+    s = bench_now() - s;
+    return failed(rc, "clEnqueueNDRangeKernel", err, errlen) ? -1 : s;
+}
+
+bool ocl_task_read(ocl_task *t, char *err, size_t errlen)
+{
+    for (unsigned i = 0; i < t->nargs; i++)
+        if (t->mem[i] && t->out[i] &&
+            failed(clEnqueueReadBuffer(t->peer->q, t->mem[i], CL_TRUE, 0, t->size[i], t->out[i],
+                                       0, NULL, NULL),
                    "clEnqueueReadBuffer", err, errlen))
             return false;
-    }
     return true;
 }
 
-bool ocl_peer_time(ocl_peer *p, const ocl_job *job, ocl_times *t, char *err, size_t errlen)
+void ocl_task_destroy(ocl_task *t)
 {
-    if (!p->prog || job->nargs > MAX_ARGS || job->warmup == 0) {
-        snprintf(err, errlen, "ocl_peer_time: no program, too many arguments or no warm-up");
-        return false;
-    }
-    cl_int rc;
-    cl_kernel k = clCreateKernel(p->prog, job->kernel, &rc);
-    if (failed(rc, job->kernel, err, errlen))
-        return false;
-    cl_mem mem[MAX_ARGS] = {0};
-    bool ok = set_args(p, k, job, mem, err, errlen) && time_runs(p, k, job, t, err, errlen) &&
-              read_back(p, job, mem, err, errlen);
-    for (unsigned i = 0; i < job->nargs; i++)
-        if (mem[i])
-            clReleaseMemObject(mem[i]);
-    clReleaseKernel(k);
-    return ok;
+    if (!t)
+        return;
+    for (unsigned i = 0; i < t->nargs; i++)
+        if (t->mem[i])
+            clReleaseMemObject(t->mem[i]);
+    if (t->kernel)
+        clReleaseKernel(t->kernel);
+    free(t);
 }

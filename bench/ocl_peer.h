@@ -12,7 +12,7 @@ typedef struct ocl_peer ocl_peer;
 
 /* A kernel argument: a scalar (buffer false: size bytes at value) or a
  * buffer initialized from size bytes at value; a buffer with out non-NULL
- * is read back into out (size bytes) after the timed runs. */
+ * is read back into out (size bytes) by ocl_task_read. */
 typedef struct ocl_arg {
     bool buffer;
     size_t size;
@@ -20,22 +20,19 @@ typedef struct ocl_arg {
     void *out;
 } ocl_arg;
 
-/* One kernel to time: warmup untimed enqueues, then runs timed ones. */
+/* One kernel to run: its argument list and its NDRange. */
 typedef struct ocl_job {
     const char *kernel;
     unsigned dims;
     size_t global[3], local[3];
     const ocl_arg *args;
     unsigned nargs;
-    unsigned warmup, runs;
 } ocl_job;
 
-/* Seconds: build = clBuildProgram of the source; first = the first enqueue
- * to completion (pocl compiles the work-group function for the local size
- * there); best = the fastest timed run (enqueue to clFinish). */
-typedef struct ocl_times {
-    double first, best;
-} ocl_times;
+/* A job made ready to run again and again: the kernel with its buffers
+ * created and its arguments set, so a caller can interleave single runs of
+ * it with other work. */
+typedef struct ocl_task ocl_task;
 
 /* Opens the first CPU device with threads compute units (0: the
  * implementation's default; set before the implementation starts, through
@@ -48,7 +45,15 @@ unsigned ocl_peer_units(const ocl_peer *p);
 /* Compiles the OpenCL C source (replacing the previous program); returns
  * the build time in seconds, or a negative value with the log in err. */
 double ocl_peer_build(ocl_peer *p, const char *src, char *err, size_t errlen);
-/* Runs the job on the built program; false with the reason in err. */
-bool ocl_peer_time(ocl_peer *p, const ocl_job *job, ocl_times *t, char *err, size_t errlen);
+/* The job as a task of the built program (buffers copied from the
+ * arguments' host data now); NULL with the reason in err. */
+ocl_task *ocl_task_create(ocl_peer *p, const ocl_job *job, char *err, size_t errlen);
+/* One enqueue to completion (clFinish): its seconds, or a negative value
+ * with the reason in err.  pocl compiles the work-group function for the
+ * local size at the first run. */
+double ocl_task_run(ocl_task *t, char *err, size_t errlen);
+/* Reads every buffer argument with an out pointer back into it. */
+bool ocl_task_read(ocl_task *t, char *err, size_t errlen);
+void ocl_task_destroy(ocl_task *t);
 
 #endif

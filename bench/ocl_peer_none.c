@@ -22,9 +22,25 @@ double ocl_peer_build(ocl_peer *p, const char *src, char *err, size_t errlen)
     return -1;
 }
 
-bool ocl_peer_time(ocl_peer *p, const ocl_job *job, ocl_times *t, char *err, size_t errlen)
+ocl_task *ocl_task_create(ocl_peer *p, const ocl_job *job, char *err, size_t errlen)
 {
-    (void)p, (void)job, (void)t;
+    (void)p, (void)job;
+    snprintf(err, errlen, "no OpenCL");
+    return NULL;
+}
+
+double ocl_task_run(ocl_task *t, char *err, size_t errlen)
+{
+    (void)t;
+    snprintf(err, errlen, "no OpenCL");
+    return -1;
+}
+
+bool ocl_task_read(ocl_task *t, char *err, size_t errlen)
+{
+    (void)t;
     snprintf(err, errlen, "no OpenCL");
     return false;
 }
+
+void ocl_task_destroy(ocl_task *t) { (void)t; }

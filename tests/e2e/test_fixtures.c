@@ -3,7 +3,8 @@
  * kernels' documented semantics: vector add, grid-stride saxpy, divergent
  * loops, shared-memory reductions with barriers and dynamic shared memory,
  * tiled SGEMM, local arrays passed to a .func, recursion, 3D grids, const
- * memory, printf, warp shuffles and votes, shared-memory atomics.  Each runs with 1 and 2 workers, with block sizes that
+ * memory, printf, warp shuffles and votes, shared-memory atomics, a block
+ * sum through shuffles, a 2D stencil.  Each runs with 1 and 2 workers, with block sizes that
  * are not multiples of 32 and a partial last block. */
 #include <math.h>
 #include <setjmp.h>
@@ -123,12 +124,14 @@ static void check_collatz(ptxjit_ctx *ctx, const ptxjit_kernel *k)
     }
 }
 
-static void check_reduce_static(ptxjit_ctx *ctx, const ptxjit_kernel *k)
+/* Block sums of 256 threads (a shared-memory tree or warp shuffles):
+ * partial[b] = the sum of block b's elements, the last block partly past n. */
+static void check_block_sums(ptxjit_ctx *ctx, const ptxjit_kernel *k)
 {
     enum { N = 1000, B = 4 };
     static float in[N], part[B];
     for (int i = 0; i < N; i++)
-        in[i] = (float)(i % 11);
+        in[i] = (float)(i % 13) - 4.0f;
     struct { const float *in; float *p; int n; } p = {in, part, N};
     launch(ctx, k, B, 1, 1, 256, 1, 1, 0, &p, NULL);
     for (int b = 0; b < B; b++) {
@@ -317,6 +320,33 @@ static void check_histogram(ptxjit_ctx *ctx, const ptxjit_kernel *k)
         assert_int_equal(hist[b], ref[b]);
 }
 
+/* Two block shapes in turn: 16x16, and 13x7 (91 threads, partial warps
+ * and partial blocks at the right and bottom edges). */
+static void check_stencil5(ptxjit_ctx *ctx, const ptxjit_kernel *k)
+{
+    enum { NX = 70, NY = 45 };
+    static float in[NX * NY], out[NX * NY];
+    for (int i = 0; i < NX * NY; i++)
+        in[i] = (float)(i * 7 % 17);
+    static const uint32_t shapes[2][2] = {{16, 16}, {13, 7}};
+    for (int s = 0; s < 2; s++) {
+        uint32_t bx = shapes[s][0], by = shapes[s][1];
+        memset(out, 0xff, sizeof out);
+        struct { const float *in; float *out; int nx, ny; float c0, c1; } p = {in, out, NX, NY,
+                                                                             0.5f, 0.125f};
+        launch(ctx, k, (NX + bx - 1) / bx, (NY + by - 1) / by, 1, bx, by, 1, 0, &p, NULL);
+        for (int y = 0; y < NY; y++)
+            for (int x = 0; x < NX; x++) {
+                int q = y * NX + x;
+                float want = in[q]; /* dyadic small values: exact in any order */
+                if (x > 0 && y > 0 && x < NX - 1 && y < NY - 1)
+                    want = 0.5f * in[q] +
+                           0.125f * ((in[q - 1] + in[q + 1]) + (in[q - NX] + in[q + NX]));
+                assert_true(out[q] == want);
+            }
+    }
+}
+
 /* ---- tests ---- */
 
 #define FIXTURE_TEST(name, base, kernel, fn)                                                    \
@@ -330,7 +360,7 @@ FIXTURE_TEST(test_vec_add, "vector_ops", "vec_add", check_vec_add)
 FIXTURE_TEST(test_saxpy_gridstride, "vector_ops", "saxpy_gridstride", check_saxpy)
 FIXTURE_TEST(test_divergent_trip_counts, "divergence", "lane_trip_loop", check_lane_trip_loop)
 FIXTURE_TEST(test_divergent_while, "divergence", "collatz_steps", check_collatz)
-FIXTURE_TEST(test_shared_reduce_barriers, "reduce_shared", "reduce_sum_static", check_reduce_static)
+FIXTURE_TEST(test_shared_reduce_barriers, "reduce_shared", "reduce_sum_static", check_block_sums)
 FIXTURE_TEST(test_dynamic_shared, "reduce_shared", "reduce_sum_dynamic", check_reduce_dynamic)
 FIXTURE_TEST(test_sgemm_tiled_shared, "sgemm", "sgemm_tiled16", check_sgemm)
 FIXTURE_TEST(test_local_array_to_func, "local_arrays", "median_of_window", check_median)
@@ -342,6 +372,8 @@ FIXTURE_TEST(test_shfl_up_scan, "warp_shuffle", "warp_inclusive_scan", check_war
 FIXTURE_TEST(test_shfl_broadcast, "warp_shuffle", "shfl_broadcast", check_shfl_broadcast)
 FIXTURE_TEST(test_ballot_popc, "warp_vote", "ballot_popc", check_ballot)
 FIXTURE_TEST(test_shared_atomics_histogram, "atomics_shared", "histogram256", check_histogram)
+FIXTURE_TEST(test_shfl_block_reduce, "bench_kernels", "reduce_sum_shfl", check_block_sums)
+FIXTURE_TEST(test_stencil5_two_shapes, "bench_kernels", "stencil5", check_stencil5)
 
 static int setup(void **state)
 {
@@ -379,6 +411,8 @@ int main(void)
         cmocka_unit_test(test_shfl_broadcast),
         cmocka_unit_test(test_ballot_popc),
         cmocka_unit_test(test_shared_atomics_histogram),
+        cmocka_unit_test(test_shfl_block_reduce),
+        cmocka_unit_test(test_stencil5_two_shapes),
     };
     return cmocka_run_group_tests_name("fixtures", tests, setup, teardown);
 }
