@@ -261,8 +261,8 @@ static void test_host_fault_handlers_chain(void **state)
 
 /* Kernels run in round-to-nearest without FTZ/DAZ whatever mode the host
  * chose: on the launching thread (a worker of its own launch) and on pool
- * threads started while the host's mode was on, as warps in a loop and as
- * fibers (a barrier).  The host's mode comes back after the launch.  Each
+ * threads started while the host's mode was on, as warps in a loop, as
+ * resumable warps and as fibers.  The host's mode comes back after the launch.  Each
  * thread sums 1/3 FP_ITERS times, so that the launch lasts long enough
  * for the pool thread to wake and take chunks. */
 static const char fpmode_src[] =
@@ -291,12 +291,16 @@ static unsigned host_fp_mode(void)
     return old;
 }
 
-static void fpmode_case(bool barrier, unsigned workers)
+/* How the CTA's warps run: a loop, a loop of resumable warps (a barrier),
+ * fibers (a barrier and a nanosleep, which waits with the stack kept). */
+enum warp_mode { WARPS_LOOP, WARPS_RESUMABLE, WARPS_FIBERS };
+
+static void fpmode_case(enum warp_mode mode, unsigned workers)
 {
-    char src[sizeof fpmode_src + 16], err[512], *log = NULL;
+    static const char *const waits[] = {"", "bar.sync 0;", "bar.sync 0; nanosleep.u32 1;"};
+    char src[sizeof fpmode_src + 40], err[512], *log = NULL;
     const char *bar = strstr(fpmode_src, "BAR");
-    snprintf(src, sizeof src, "%.*s%s%s", (int)(bar - fpmode_src), fpmode_src,
-             barrier ? "bar.sync 0;" : "", bar + 3);
+    snprintf(src, sizeof src, "%.*s%s%s", (int)(bar - fpmode_src), fpmode_src, waits[mode], bar + 3);
     unsigned host_csr = host_fp_mode(); /* the pool threads inherit it */
     ptxjit_ctx *ctx = ptxjit_create(workers, err, sizeof err);
     _mm_setcsr(host_csr);
@@ -305,7 +309,8 @@ static void fpmode_case(bool barrier, unsigned workers)
     if (!m)
         fail_msg("did not load:\n%s", log ? log : "");
     const ptxjit_kernel *k = ptxjit_kernel_get(m, "fpmode");
-    assert_true(ptxjit_kernel_info_of(k)->uses_barriers == barrier);
+    assert_true(ptxjit_kernel_info_of(k)->uses_barriers == (mode == WARPS_FIBERS));
+    assert_true((ptxjit_kernel_info_of(k)->frame_size != 0) == (mode == WARPS_RESUMABLE));
     volatile float num = 1.0f, den = 3.0f, tiny = 0x1p-140f;
     /* the references, in the defaults: nearest, subnormals */
     volatile float sum = 0.0f, half_tiny = tiny * 0.5f;
@@ -329,7 +334,7 @@ static void fpmode_case(bool barrier, unsigned workers)
         for (int i = 0; i < FP_CTAS * 64; i++)
             if (out[i][0] != sum || out[i][1] != half_tiny || half_tiny == 0.0f)
                 fail_msg("%u worker(s), %s: thread %d got %a and %a", workers,
-                         barrier ? "fibers" : "loop", i, out[i][0], out[i][1]);
+                         (const char *[]){"loop", "resumable", "fibers"}[mode], i, out[i][0], out[i][1]);
     }
     free(log);
     ptxjit_module_unload(m);
@@ -339,8 +344,8 @@ static void fpmode_case(bool barrier, unsigned workers)
 static void test_kernels_ignore_the_host_fp_mode(void **state)
 {
     for (unsigned workers = 1; workers <= 2; workers++) {
-        fpmode_case(false, workers);
-        fpmode_case(true, workers);
+        for (int mode = WARPS_LOOP; mode <= WARPS_FIBERS; mode++)
+            fpmode_case((enum warp_mode)mode, workers);
     }
 }
 
