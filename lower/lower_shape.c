@@ -162,6 +162,21 @@ static bool const_splat(LLVMValueRef v, int64_t *k)
 
 static shape *analyze(analysis *A, LLVMValueRef v);
 
+/* Every lane of mask m has c true: c is m, or m is an `and` with c. */
+static bool mask_within(LLVMValueRef m, LLVMValueRef c)
+{
+    for (int depth = 0; m && depth < 8; depth++) {
+        if (m == c)
+            return true;
+        if (!LLVMIsAInstruction(m) || LLVMGetInstructionOpcode(m) != LLVMAnd)
+            return false;
+        if (mask_within(LLVMGetOperand(m, 1), c))
+            return true;
+        m = LLVMGetOperand(m, 0);
+    }
+    return false;
+}
+
 
 static bool merge_guards(shape *s, const shape *a)
 {
@@ -356,6 +371,11 @@ static bool analyze_inst(analysis *A, shape *s, LLVMValueRef v)
         return phi_shape(A, s, v);
     case LLVMLoad:
         return reload_shape(A, s, v);
+    case LLVMSelect: /* a register written under the block's mask: the access's lanes took the new value */
+        if (!mask_within(A->mask, o0))
+            return false;
+        A->masked = true;
+        return combine(A, s, LLVMGetOperand(v, 1), LLVMConstNull(LLVMTypeOf(v)), 1);
     default:
         return false;
     }
@@ -667,8 +687,8 @@ static bool name_starts(LLVMValueRef f, const char *prefix)
     return n >= strlen(prefix) && !strncmp(name, prefix, strlen(prefix));
 }
 
-/* Every placeholder call of the module, in one array. */
-static LLVMValueRef *placeholder_calls(LLVMModuleRef m, unsigned *count)
+/* The guards (or the other placeholders) of the module, in one array. */
+static LLVMValueRef *placeholder_calls(LLVMModuleRef m, unsigned *count, bool guards)
 {
     LLVMValueRef *calls = NULL;
     unsigned n = 0, cap = 0;
@@ -676,7 +696,8 @@ static LLVMValueRef *placeholder_calls(LLVMModuleRef m, unsigned *count)
         for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b))
             for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i)) {
                 LLVMValueRef callee = LLVMIsACallInst(i) ? LLVMGetCalledValue(i) : NULL;
-                if (!callee || !LLVMIsAFunction(callee) || !name_starts(callee, "ptxjit.shape."))
+                if (!callee || !LLVMIsAFunction(callee) || !name_starts(callee, "ptxjit.shape.") ||
+                    name_starts(callee, SHAPE_GUARD) != guards)
                     continue;
                 if (n == cap) {
                     cap = cap ? 2 * cap : 64;
@@ -691,31 +712,64 @@ static LLVMValueRef *placeholder_calls(LLVMModuleRef m, unsigned *count)
 }
 
 
-static void rewrite(analysis *A, LLVMValueRef c)
+/* The placeholder a guard branches to: the first instruction of the
+ * branch's true successor (as lowering emitted it); NULL if not there. */
+static LLVMValueRef guarded_placeholder(LLVMValueRef g)
+{
+    LLVMUseRef u = LLVMGetFirstUse(g);
+    LLVMValueRef br = u ? LLVMGetUser(u) : NULL;
+    if (!br || LLVMGetNextUse(u) || !LLVMIsABranchInst(br) || !LLVMIsConditional(br))
+        return NULL;
+    LLVMValueRef c = LLVMGetFirstInstruction(LLVMGetSuccessor(br, 0));
+    LLVMValueRef callee = c && LLVMIsACallInst(c) ? LLVMGetCalledValue(c) : NULL;
+    if (!callee || !LLVMIsAFunction(callee) || !name_starts(callee, "ptxjit.shape.") ||
+        name_starts(callee, SHAPE_GUARD))
+        return NULL;
+    return c;
+}
+
+/* The access of a placeholder, with a known shape. */
+static void emit_known(analysis *A, const shape *s, LLVMValueRef c)
 {
     lw *L = A->L;
-    LLVMValueRef callee = LLVMGetCalledValue(c);
     LLVMPositionBuilderBefore(L->b, c);
-    bool store = name_starts(callee, SHAPE_STORE);
-    A->mask = LLVMGetOperand(c, store ? 2 : 1);
-    if (name_starts(callee, SHAPE_GUARD)) {
-        shape *s = analyze(A, LLVMGetOperand(c, 0));
-        LLVMValueRef ok = s->state == S_KNOWN ? guard_cond(L, s, A->mask) : LLVMConstInt(L->i1, 0, false);
-        LLVMReplaceAllUsesWith(c, ok);
-    } else if (name_starts(callee, SHAPE_LOAD)) {
-        LLVMValueRef addrs = LLVMGetOperand(c, 0), mask = LLVMGetOperand(c, 1);
+    if (name_starts(LLVMGetCalledValue(c), SHAPE_LOAD)) {
         uint32_t align = (uint32_t)LLVMConstIntGetZExtValue(LLVMGetOperand(c, 2));
-        shape *s = analyze(A, addrs);
-        LLVMValueRef v = s->state == S_KNOWN ? known_load(L, s, addrs, mask, align, LLVMTypeOf(c))
-                                             : LLVMGetPoison(LLVMTypeOf(c)); /* the branch is dead */
+        LLVMValueRef v = known_load(L, s, LLVMGetOperand(c, 0), LLVMGetOperand(c, 1), align, LLVMTypeOf(c));
         LLVMReplaceAllUsesWith(c, v);
     } else {
-        LLVMValueRef val = LLVMGetOperand(c, 0), addrs = LLVMGetOperand(c, 1), mask = LLVMGetOperand(c, 2);
         uint32_t align = (uint32_t)LLVMConstIntGetZExtValue(LLVMGetOperand(c, 3));
-        shape *s = analyze(A, addrs);
-        if (s->state == S_KNOWN)
-            known_store(L, s, val, addrs, mask, align);
+        known_store(L, s, LLVMGetOperand(c, 0), LLVMGetOperand(c, 1), LLVMGetOperand(c, 2), align);
     }
+    LLVMInstructionEraseFromParent(c);
+}
+
+/* One access: its guard and its placeholder decided together, from one
+ * analysis (the placeholder's branch is dead when the guard is false). */
+static void rewrite(analysis *A, LLVMValueRef g)
+{
+    lw *L = A->L;
+    LLVMValueRef c = guarded_placeholder(g), mask = LLVMGetOperand(g, 1);
+    if (A->mask != mask && A->masked) { /* shapes for other lanes */
+        ptrmap_free(&A->memo);
+        A->masked = false;
+    }
+    A->mask = mask;
+    shape *s = c ? analyze(A, LLVMGetOperand(g, 0)) : NULL;
+    bool known = s && s->state == S_KNOWN;
+    LLVMPositionBuilderBefore(L->b, g);
+    LLVMValueRef ok = known ? guard_cond(L, s, A->mask) : LLVMConstInt(L->i1, 0, false);
+    LLVMReplaceAllUsesWith(g, ok);
+    LLVMInstructionEraseFromParent(g);
+    if (known)
+        emit_known(A, s, c);
+}
+
+/* Placeholders whose guard was false: their branch is dead. */
+static void drop_placeholder(LLVMValueRef c)
+{
+    if (LLVMGetTypeKind(LLVMTypeOf(c)) != LLVMVoidTypeKind)
+        LLVMReplaceAllUsesWith(c, LLVMGetPoison(LLVMTypeOf(c)));
     LLVMInstructionEraseFromParent(c);
 }
 
@@ -729,10 +783,14 @@ void lower_shapes(lw *L, LLVMTargetMachineRef tm)
     if (e)
         LLVMConsumeError(e); /* the placeholders still get replaced; shapes are then unknown */
     unsigned n;
-    LLVMValueRef *calls = placeholder_calls(L->mod, &n);
+    LLVMValueRef *calls = placeholder_calls(L->mod, &n, true);
     analysis A = {.L = L};
     for (unsigned i = 0; i < n; i++)
         rewrite(&A, calls[i]);
+    free(calls);
+    calls = placeholder_calls(L->mod, &n, false);
+    for (unsigned i = 0; i < n; i++)
+        drop_placeholder(calls[i]);
     for (unsigned i = 0; i < A.nlog; i++)
         free(A.log[i]);
     free(A.log);
