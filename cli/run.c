@@ -213,6 +213,8 @@ static void print_stats(const ptxjit_ctx *ctx, const ptxjit_stats *s, const doub
         fprintf(stderr, "cache: %s, %.3f ms (%s)\n",
                 s->cache_result == PTXJIT_CACHE_HIT ? "hit" : "miss", s->cache * 1e3,
                 ptxjit_cache_dir(ctx));
+    fprintf(stderr, "kernels: %u compiled, %u from the cache\n", s->kernels_compiled,
+            s->kernels_cached);
     fprintf(stderr, "kernel time: min %.3f ms, median %.3f ms over %llu run%s\n", times[0] * 1e3,
             times[repeat / 2] * 1e3, (unsigned long long)repeat, repeat == 1 ? "" : "s");
 }
