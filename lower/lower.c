@@ -28,6 +28,12 @@ LLVMTypeRef vec_of(LLVMTypeRef t) { return LLVMVectorType(t, W); }
 
 LLVMValueRef splat(lw *L, LLVMValueRef scalar)
 {
+    if (LLVMIsConstant(scalar)) { /* folding insert + shuffle costs more (lowering time) */
+        LLVMValueRef e[W];
+        for (uint32_t i = 0; i < W; i++)
+            e[i] = scalar;
+        return LLVMConstVector(e, W);
+    }
     LLVMTypeRef vt = vec_of(LLVMTypeOf(scalar));
     LLVMValueRef undef = LLVMGetPoison(vt);
     LLVMValueRef one = LLVMBuildInsertElement(L->b, undef, scalar, const_i32(L, 0), "");
