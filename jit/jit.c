@@ -3,7 +3,6 @@
  * LLJIT.  Runtime entry points are absolute symbols, so no -rdynamic. */
 #include "jit.h"
 
-#include <llvm-c/Analysis.h>
 #include <llvm-c/Error.h>
 #include <llvm-c/LLJIT.h>
 #include <llvm-c/Orc.h>
@@ -248,24 +247,6 @@ int jit_compile(jit_engine *j, LLVMModuleRef m, void **obj, size_t *size, jit_ti
         times->codegen = now() - t1;
     }
     return 0;
-}
-
-int jit_keep_variables(LLVMModuleRef m, char *err, size_t errlen)
-{
-    for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
-        if (LLVMCountBasicBlocks(f))
-            LLVMSetLinkage(f, LLVMInternalLinkage);
-    LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
-    LLVMErrorRef e = LLVMRunPasses(m, "globaldce", NULL, opts);
-    LLVMDisposePassBuilderOptions(opts);
-    if (e)
-        return fail_llvm_error(e, "keeping the variables", err, errlen);
-    char *msg = NULL;
-    int bad = LLVMVerifyModule(m, LLVMReturnStatusAction, &msg);
-    if (bad)
-        snprintf(err, errlen, "internal error: invalid LLVM IR: %.300s", msg);
-    LLVMDisposeMessage(msg);
-    return bad ? -1 : 0;
 }
 
 /* A fresh dylib sees the runtime entry points (absolute symbols) and the

@@ -56,11 +56,6 @@ typedef struct jit_times {
 int jit_compile(jit_engine *j, LLVMModuleRef m, void **obj, size_t *size, jit_times *times,
                 char *err, size_t errlen);
 
-/* Strips a lowered module down to its variables (and what their
- * initializers refer to) and verifies what is left: the object that holds
- * a module's variables for all its kernels.  0, or -1 with a message. */
-int jit_keep_variables(LLVMModuleRef m, char *err, size_t errlen);
-
 /* A new, empty unit.  NULL with a message on failure.  Thread-safe. */
 jit_unit *jit_unit_create(jit_engine *j, char *err, size_t errlen);
 

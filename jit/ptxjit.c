@@ -32,6 +32,31 @@ double ptxjit_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+static void *dispose_context(void *llvm)
+{
+    LLVMContextDispose(llvm);
+    return NULL;
+}
+
+/* Waits until the IR of the previous load is freed. */
+static void join_janitor(ptxjit_ctx *c)
+{
+    if (c->janitor_running)
+        pthread_join(c->janitor, NULL);
+    c->janitor_running = false;
+}
+
+/* The whole module's IR was built for its errors and metadata only, and
+ * freeing it takes half as long as building it: a helper thread does that
+ * while the program goes on (the next load or ptxjit_destroy waits). */
+static void dispose_later(ptxjit_ctx *c, LLVMContextRef llvm)
+{
+    join_janitor(c);
+    c->janitor_running = !pthread_create(&c->janitor, NULL, dispose_context, llvm);
+    if (!c->janitor_running)
+        LLVMContextDispose(llvm);
+}
+
 ptxjit_ctx *ptxjit_create(unsigned threads, char *err, size_t errlen)
 {
     ptxjit_ctx *c = calloc(1, sizeof *c);
@@ -69,6 +94,7 @@ void ptxjit_destroy(ptxjit_ctx *c)
 {
     if (!c)
         return;
+    join_janitor(c);
     rt_device_destroy(c->dev);
     jit_destroy(c->jit);
     cache_close(c->cache);
@@ -133,32 +159,42 @@ char *ptxjit_render_log(const ptx_diags *d, const char *name, const char *src, s
     return buf;
 }
 
-/* The object of a module's variables, stripped from the lowering of the
- * whole module; none when it has none.  0, or -1 with a message. */
-static int compile_variables(ptxjit_ctx *c, lower_result *lr, void **obj, size_t *objsize,
+/* The object of a module's variables (one storage per loaded module,
+ * which every kernel's object refers to).  0, or -1 with a message. */
+static int compile_variables(ptxjit_ctx *c, const ptx_module *ir, void **obj, size_t *objsize,
                              ptxjit_stats *st, char *err, size_t errlen)
 {
-    LLVMModuleRef mod = lr->mod;
-    lr->mod = NULL;
-    if (!lr->nglobals) {
-        LLVMDisposeModule(mod);
-        return 0;
+    double t0 = ptxjit_now();
+    LLVMContextRef llvm = LLVMContextCreate();
+    lower_options o = {.variables_only = true};
+    lower_result lr;
+    ptx_diags d = {0};
+    int rc = -1;
+    if (lower_module(ir, llvm, jit_target_machine(c->jit), &o, &lr, &d)) {
+        snprintf(err, errlen, "internal error: the variables do not lower: %s",
+                 d.n ? d.v[0].msg : "?");
+    } else {
+        /* Functions their initializers name are private copies: a kernel's
+         * own object defines the kernel's symbol. */
+        for (LLVMValueRef f = LLVMGetFirstFunction(lr.mod); f; f = LLVMGetNextFunction(f))
+            if (LLVMCountBasicBlocks(f))
+                LLVMSetLinkage(f, LLVMInternalLinkage);
+        st->lower += ptxjit_now() - t0;
+        jit_times jt = {0};
+        rc = jit_compile(c->jit, lr.mod, obj, objsize, &jt, err, errlen);
+        st->optimize = jt.optimize;
+        st->codegen = jt.codegen;
+        lower_result_free(&lr);
     }
-    if (jit_keep_variables(mod, err, errlen)) {
-        LLVMDisposeModule(mod);
-        return -1;
-    }
-    jit_times jt = {0};
-    int rc = jit_compile(c->jit, mod, obj, objsize, &jt, err, errlen);
-    st->optimize = jt.optimize;
-    st->codegen = jt.codegen;
+    ptx_diags_free(&d);
+    LLVMContextDispose(llvm);
     return rc;
 }
 
 /* Stage 1: PTX text -> metadata + the variables' object (and the parsed
  * module, kept for ptxjit_kernel_decl and the kernels' compiles).  The
- * whole module is lowered, for its errors and metadata, but not verified:
- * only its variables are kept (and verified), and each kernel is lowered
+ * whole module is lowered, so that its errors show at load and for its
+ * metadata, but neither verified nor compiled: each kernel is lowered
  * again, alone and verified, when it is compiled.  Returns 0, or the
  * number of errors in d. */
 static uint32_t compile_ptx(ptxjit_ctx *c, const char *src, size_t len, const char *name,
@@ -175,23 +211,23 @@ static uint32_t compile_ptx(ptxjit_ctx *c, const char *src, size_t len, const ch
     LLVMContextRef llvm = LLVMContextCreate();
     lower_options o = {.skip_verify = true};
     lower_result lr;
-    if (lower_module(*ir, llvm, jit_target_machine(c->jit), &o, &lr, d)) {
-        LLVMContextDispose(llvm);
-        return d->n;
-    }
+    uint32_t errors = lower_module(*ir, llvm, jit_target_machine(c->jit), &o, &lr, d);
     st->parse = t1 - t0;
     st->lower = ptxjit_now() - t1;
+    int meta = errors ? 0 : module_meta_from_lower(&lr, mm);
+    bool vars = !errors && lr.nglobals;
+    if (!errors)
+        lower_result_free(&lr); /* lr.mod goes with its context */
+    dispose_later(c, llvm);
+    if (errors)
+        return d->n;
     char err[512];
-    if (module_meta_from_lower(&lr, mm)) {
+    if (meta) {
         ptx_diag_add(d, (ptx_loc){1, 1}, "out of memory");
-    } else if (compile_variables(c, &lr, obj, objsize, st, err, sizeof err)) {
+    } else if (vars && compile_variables(c, *ir, obj, objsize, st, err, sizeof err)) {
         module_meta_free(mm);
         ptx_diag_add(d, (ptx_loc){1, 1}, "%s", err);
     }
-    if (lr.mod)
-        LLVMDisposeModule(lr.mod);
-    lower_result_free(&lr);
-    LLVMContextDispose(llvm);
     return d->n;
 }
 

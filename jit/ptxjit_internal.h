@@ -22,6 +22,8 @@ struct ptxjit_ctx {
     pthread_rwlock_t cache_lock;   /* users of cache read; ptxjit_set_cache writes */
     cache *cache;                  /* NULL: off */
     spec_mode spec;                /* PTXJIT_SPECIALIZE, read at creation */
+    pthread_t janitor;             /* frees the last load's IR (under lock) */
+    bool janitor_running;
 };
 
 /* One compiled version of a kernel: generic, or for one block shape. */

@@ -699,17 +699,35 @@ static void mark_needed(const ptx_module *m, ptrmap *need, const ptx_func *f)
     }
 }
 
-/* The functions to lower: all, or the kernel asked for and what it needs
- * (.func bodies are internal, so each kernel's object has its own copy). */
+/* Functions named by a variable's initializer (tables of function
+ * addresses). */
+static void mark_init(const ptx_module *m, ptrmap *need, const ptx_init *in)
+{
+    for (uint32_t i = 0; in->kind == PTX_INIT_LIST && i < in->nelems; i++)
+        mark_init(m, need, in->elems[i]);
+    if (in->kind != PTX_INIT_SYM && in->kind != PTX_INIT_GENERIC)
+        return;
+    for (uint32_t i = 0; i < m->nitems; i++)
+        if (m->items[i].kind == PTX_ITEM_FUNC && !strcmp(m->items[i].func->name, in->sym))
+            mark_needed(m, need, m->items[i].func);
+}
+
+/* The functions to lower: all; or the kernel asked for and what it needs
+ * (.func bodies are internal, so each kernel's object has its own copy);
+ * or, for the variables alone, what their initializers refer to. */
 static void find_needed(lw *L, ptrmap *need)
 {
+    const ptx_module *m = L->m;
+    for (uint32_t i = 0; L->opts.variables_only && i < m->nitems; i++)
+        if (m->items[i].kind == PTX_ITEM_VAR && m->items[i].var->init)
+            mark_init(m, need, m->items[i].var->init);
     if (!L->opts.kernel)
         return;
-    for (uint32_t i = 0; i < L->m->nitems; i++) {
-        const ptx_func *f = L->m->items[i].func;
-        if (L->m->items[i].kind == PTX_ITEM_FUNC && f->is_entry && f->has_body &&
+    for (uint32_t i = 0; i < m->nitems; i++) {
+        const ptx_func *f = m->items[i].func;
+        if (m->items[i].kind == PTX_ITEM_FUNC && f->is_entry && f->has_body &&
             !strcmp(f->name, L->opts.kernel)) {
-            mark_needed(L->m, need, f);
+            mark_needed(m, need, f);
             return;
         }
     }
@@ -718,7 +736,7 @@ static void find_needed(lw *L, ptrmap *need)
 
 static bool wanted(const lw *L, const ptrmap *need, const ptx_func *f)
 {
-    return !L->opts.kernel || ptrmap_get(need, f);
+    return (!L->opts.kernel && !L->opts.variables_only) || ptrmap_get(need, f);
 }
 
 /* Function-scope .shared variables are laid out before any body, in module

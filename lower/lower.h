@@ -18,7 +18,9 @@ typedef struct lower_options {
                                 (NULL: every one); module variables are then
                                 declarations, defined by another object */
     uint32_t ntid[3];        /* the block shape the code is specialized for */
-    bool skip_verify;        /* the caller verifies what it keeps of the module */
+    bool skip_verify;        /* the caller only wants the errors and metadata */
+    bool variables_only;     /* lower the module's variables (defined) and the
+                                functions their initializers name, no kernel */
 } lower_options;
 
 typedef struct lower_kernel {
