@@ -164,6 +164,16 @@ static int launch_timed(ptxjit_ctx *ctx, const ptxjit_kernel *k, const ptxjit_la
                         bool cooperative, uint64_t repeat, double *times)
 {
     char err[700];
+    /* compiled first: the kernel time is the kernel's */
+    ptxjit_status cs = ptxjit_kernel_compile(k, cfg->block, err, sizeof err);
+    if (cs == PTXJIT_ERR_INVALID) {
+        fprintf(stderr, "ptxjit run: %s\n", err);
+        return EXIT_USAGE;
+    }
+    if (cs != PTXJIT_OK) {
+        fprintf(stderr, "ptxjit run: error: %s\n", err);
+        return EXIT_USAGE; /* a PTX error, as at load */
+    }
     for (uint64_t r = 0; r < repeat; r++) {
         double t0 = now();
         ptxjit_status st = cooperative ? ptxjit_launch_cooperative(ctx, k, cfg, err, sizeof err)

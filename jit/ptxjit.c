@@ -513,6 +513,16 @@ static bool block_fits_bounds(const ptxjit_kernel_info *ki, const uint32_t block
     return true;
 }
 
+ptxjit_status ptxjit_kernel_compile(const ptxjit_kernel *k, const uint32_t block[3], char *err,
+                                    size_t errlen)
+{
+    if (!block_fits_bounds(k->info, block, err, errlen))
+        return PTXJIT_ERR_INVALID;
+    ptxjit_warp_fn fn;
+    bool generic;
+    return kernel_code((ptxjit_kernel *)k, block, &fn, &generic, err, errlen);
+}
+
 static ptxjit_status launch(ptxjit_ctx *c, const ptxjit_kernel *k, const ptxjit_launch_cfg *cfg,
                             bool cooperative, char *err, size_t errlen)
 {

@@ -168,6 +168,13 @@ typedef struct ptxjit_launch_cfg {
 ptxjit_status ptxjit_launch(ptxjit_ctx *ctx, const ptxjit_kernel *k, const ptxjit_launch_cfg *cfg,
                             char *err, size_t errlen);
 
+/* Builds the code that a launch of k with this block shape would use,
+ * now (what its first launch would do): the time of a launch after it is
+ * the kernel's alone.  PTXJIT_OK, PTXJIT_ERR_INVALID for a block the
+ * kernel's bounds refuse, PTXJIT_ERR_PTX with the reason in err. */
+ptxjit_status ptxjit_kernel_compile(const ptxjit_kernel *k, const uint32_t block[3], char *err,
+                                    size_t errlen);
+
 /* A cooperative launch (cuLaunchCooperativeKernel): every block runs at
  * once, so grid-wide barriers (cg::this_grid().sync()) work; a grid larger
  * than ptxjit_max_cooperative_blocks is PTXJIT_ERR_INVALID.  In a plain
