@@ -14,6 +14,30 @@
 #include <string.h>
 #include <time.h>
 
+/* A growable stack of LLVM handles: spare dylibs, idle target machines, a
+ * unit's trackers. */
+typedef struct ptr_stack {
+    void **v;
+    size_t n, cap;
+} ptr_stack;
+
+/* false when out of memory (the caller keeps p). */
+static bool push(ptr_stack *s, void *p)
+{
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 8;
+        void **v = realloc(s->v, cap * sizeof *v);
+        if (!v)
+            return false;
+        s->v = v;
+        s->cap = cap;
+    }
+    s->v[s->n++] = p;
+    return true;
+}
+
+static void *pop(ptr_stack *s) { return s->n ? s->v[--s->n] : NULL; }
+
 struct jit_engine {
     LLVMTargetMachineRef tm; /* for lowering: data layout and features only */
     char *triple, *cpu, *features;
@@ -21,21 +45,18 @@ struct jit_engine {
     jit_symbol *syms;        /* runtime entry points, defined in every unit */
     size_t nsyms;
     pthread_mutex_t lock;    /* the free lists and the unit counter */
-    LLVMOrcJITDylibRef *spare; /* units' dylibs whose objects were removed */
-    size_t nspare, capspare;
+    ptr_stack spare;         /* units' dylibs whose objects were removed */
     unsigned long next_unit;
     /* Target machines are not thread-safe: each compile borrows one of
      * its own, so that kernels compile in parallel. */
-    LLVMTargetMachineRef *idle_tms;
-    size_t nidle, capidle;
+    ptr_stack idle_tms;
 };
 
 struct jit_unit {
     jit_engine *j;
     LLVMOrcJITDylibRef jd;
     pthread_mutex_t lock;          /* objects are added from several threads */
-    LLVMOrcResourceTrackerRef *rts; /* each object's code and data */
-    size_t nrts, caprts;
+    ptr_stack rts;                 /* each object's code and data */
 };
 
 static double now(void)
@@ -94,7 +115,7 @@ static LLVMTargetMachineRef host_machine(jit_engine *j, char *err, size_t errlen
 static LLVMTargetMachineRef borrow_machine(jit_engine *j, char *err, size_t errlen)
 {
     pthread_mutex_lock(&j->lock);
-    LLVMTargetMachineRef tm = j->nidle ? j->idle_tms[--j->nidle] : NULL;
+    LLVMTargetMachineRef tm = pop(&j->idle_tms);
     pthread_mutex_unlock(&j->lock);
     return tm ? tm : new_machine(j, err, errlen);
 }
@@ -102,20 +123,9 @@ static LLVMTargetMachineRef borrow_machine(jit_engine *j, char *err, size_t errl
 static void return_machine(jit_engine *j, LLVMTargetMachineRef tm)
 {
     pthread_mutex_lock(&j->lock);
-    if (j->nidle == j->capidle) {
-        size_t cap = j->capidle ? 2 * j->capidle : 4;
-        LLVMTargetMachineRef *v = realloc(j->idle_tms, cap * sizeof *v);
-        if (v) {
-            j->idle_tms = v;
-            j->capidle = cap;
-        }
-    }
-    if (j->nidle < j->capidle) {
-        j->idle_tms[j->nidle++] = tm;
-        tm = NULL;
-    }
+    bool kept = push(&j->idle_tms, tm);
     pthread_mutex_unlock(&j->lock);
-    if (tm)
+    if (!kept)
         LLVMDisposeTargetMachine(tm);
 }
 
@@ -166,16 +176,16 @@ void jit_destroy(jit_engine *j)
     }
     if (j->tm)
         LLVMDisposeTargetMachine(j->tm);
-    for (size_t i = 0; i < j->nidle; i++)
-        LLVMDisposeTargetMachine(j->idle_tms[i]);
-    free(j->idle_tms);
+    for (size_t i = 0; i < j->idle_tms.n; i++)
+        LLVMDisposeTargetMachine(j->idle_tms.v[i]);
+    free(j->idle_tms.v);
     LLVMDisposeMessage(j->triple);
     LLVMDisposeMessage(j->cpu);
     LLVMDisposeMessage(j->features);
     for (size_t i = 0; i < j->nsyms; i++)
         free((char *)j->syms[i].name);
     free(j->syms);
-    free(j->spare);
+    free(j->spare.v);
     free(j);
 }
 
@@ -285,7 +295,7 @@ static LLVMErrorRef setup_dylib(jit_engine *j, LLVMOrcJITDylibRef jd)
 static LLVMOrcJITDylibRef take_dylib(jit_engine *j, char *err, size_t errlen)
 {
     pthread_mutex_lock(&j->lock);
-    LLVMOrcJITDylibRef jd = j->nspare ? j->spare[--j->nspare] : NULL;
+    LLVMOrcJITDylibRef jd = pop(&j->spare);
     unsigned long id = j->next_unit++;
     pthread_mutex_unlock(&j->lock);
     if (jd)
@@ -306,16 +316,7 @@ static LLVMOrcJITDylibRef take_dylib(jit_engine *j, char *err, size_t errlen)
 static void give_back_dylib(jit_engine *j, LLVMOrcJITDylibRef jd)
 {
     pthread_mutex_lock(&j->lock);
-    if (j->nspare == j->capspare) {
-        size_t cap = j->capspare ? 2 * j->capspare : 8;
-        LLVMOrcJITDylibRef *v = realloc(j->spare, cap * sizeof *v);
-        if (v) {
-            j->spare = v;
-            j->capspare = cap;
-        }
-    }
-    if (j->nspare < j->capspare)
-        j->spare[j->nspare++] = jd; /* else the (empty) dylib is just not reused */
+    push(&j->spare, jd); /* when out of memory the (empty) dylib is just not reused */
     pthread_mutex_unlock(&j->lock);
 }
 
@@ -416,17 +417,7 @@ static void remove_tracker(LLVMOrcResourceTrackerRef rt)
 static bool keep_tracker(jit_unit *u, LLVMOrcResourceTrackerRef rt)
 {
     pthread_mutex_lock(&u->lock);
-    if (u->nrts == u->caprts) {
-        size_t cap = u->caprts ? 2 * u->caprts : 4;
-        LLVMOrcResourceTrackerRef *v = realloc(u->rts, cap * sizeof *v);
-        if (v) {
-            u->rts = v;
-            u->caprts = cap;
-        }
-    }
-    bool ok = u->nrts < u->caprts;
-    if (ok)
-        u->rts[u->nrts++] = rt;
+    bool ok = push(&u->rts, rt);
     pthread_mutex_unlock(&u->lock);
     return ok;
 }
@@ -456,9 +447,9 @@ void jit_unit_free(jit_unit *u)
 {
     if (!u)
         return;
-    for (size_t i = 0; i < u->nrts; i++)
-        remove_tracker(u->rts[i]);
-    free(u->rts);
+    for (size_t i = 0; i < u->rts.n; i++)
+        remove_tracker(u->rts.v[i]);
+    free(u->rts.v);
     pthread_mutex_destroy(&u->lock);
     give_back_dylib(u->j, u->jd);
     free(u);

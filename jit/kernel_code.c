@@ -60,37 +60,29 @@ static const ptx_module *module_ir(ptxjit_module *m, ptxjit_stats *st, char *err
 static ptxjit_warp_fn fetch(ptxjit_kernel *k, const cache_key *key, ptxjit_stats *st)
 {
     ptxjit_ctx *c = k->mod->ctx;
-    double t0 = ptxjit_now();
-    void *payload = NULL;
-    size_t size;
     cache *cc = ptxjit_cache_acquire(c);
-    if (!cc || cache_get(cc, key, &payload, &size)) {
-        ptxjit_cache_release(c);
-        st->cache += ptxjit_now() - t0;
-        return NULL;
-    }
+    void *payload = NULL, *fn = NULL;
     module_meta mm;
     const void *obj;
     size_t objsize;
     char why[512];
-    int bad = module_meta_unpack(payload, size, &mm, &obj, &objsize, why, sizeof why);
-    if (!bad && (mm.nkernels != 1 || mm.nglobals ||
+    int got = cc ? ptxjit_cache_get(cc, key, &payload, &mm, &obj, &objsize, why, sizeof why, st)
+                 : 1;
+    if (!got && (mm.nkernels != 1 || mm.nglobals ||
                  strcmp(mm.kernels[0].info.name, k->info->name))) {
         snprintf(why, sizeof why, "not an entry of kernel '%s'", k->info->name);
         module_meta_free(&mm);
-        bad = 1;
+        got = -1;
     }
-    st->cache += ptxjit_now() - t0;
-    void *fn = NULL;
-    if (!bad) {
-        t0 = ptxjit_now();
+    if (!got) {
+        double t0 = ptxjit_now();
         const char *sym = mm.kernels[0].symbol;
         if (jit_unit_add(k->mod->unit, obj, objsize, &sym, &fn, 1, why, sizeof why))
             fn = NULL;
         st->load += ptxjit_now() - t0;
         module_meta_free(&mm);
     }
-    if (!fn)
+    if (got <= 0 && !fn)
         cache_drop(cc, key, why);
     ptxjit_cache_release(c);
     free(payload);
@@ -101,18 +93,12 @@ static ptxjit_warp_fn fetch(ptxjit_kernel *k, const cache_key *key, ptxjit_stats
 static void store(ptxjit_kernel *k, const cache_key *key, const char *symbol, const void *obj,
                   size_t objsize, ptxjit_stats *st)
 {
-    double t0 = ptxjit_now();
     mm_kernel one = {.info = *k->info, .symbol = (char *)symbol};
     module_meta mm = {.kernels = &one, .nkernels = 1};
-    void *payload;
-    size_t size;
     cache *cc = ptxjit_cache_acquire(k->mod->ctx);
-    if (cc && !module_meta_pack(&mm, obj, objsize, &payload, &size)) {
-        cache_put(cc, key, payload, size);
-        free(payload);
-    }
+    if (cc)
+        ptxjit_cache_put(cc, key, &mm, obj, objsize, st);
     ptxjit_cache_release(k->mod->ctx);
-    st->cache += ptxjit_now() - t0;
 }
 
 /* ---- compiling ---- */

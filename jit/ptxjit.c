@@ -308,22 +308,17 @@ static ptxjit_module *load_cached(ptxjit_ctx *c, cache *cc, const cache_key *key
                                   const char *src, size_t len, const char *name,
                                   ptxjit_stats *st)
 {
-    double t0 = ptxjit_now();
     void *payload;
-    size_t size;
-    if (cache_get(cc, key, &payload, &size)) {
-        st->cache += ptxjit_now() - t0;
-        return NULL;
-    }
     module_meta mm;
     const void *obj;
     size_t objsize;
     char why[512];
+    int got = ptxjit_cache_get(cc, key, &payload, &mm, &obj, &objsize, why, sizeof why, st);
+    if (got > 0)
+        return NULL;
     ptxjit_module *m = NULL;
-    int bad = module_meta_unpack(payload, size, &mm, &obj, &objsize, why, sizeof why);
-    st->cache += ptxjit_now() - t0;
-    if (!bad) {
-        t0 = ptxjit_now();
+    if (!got) {
+        double t0 = ptxjit_now();
         m = instantiate(c, obj, objsize, &mm, src, len, name, why, sizeof why);
         st->load = ptxjit_now() - t0;
     }
@@ -333,8 +328,22 @@ static ptxjit_module *load_cached(ptxjit_ctx *c, cache *cc, const cache_key *key
     return m;
 }
 
-static void store(cache *cc, const cache_key *key, const module_meta *mm, const void *obj,
-                  size_t objsize, ptxjit_stats *st)
+int ptxjit_cache_get(cache *cc, const cache_key *key, void **payload, module_meta *mm,
+                     const void **obj, size_t *objsize, char *why, size_t whylen,
+                     ptxjit_stats *st)
+{
+    double t0 = ptxjit_now();
+    size_t size;
+    *payload = NULL;
+    int rc = 1;
+    if (!cache_get(cc, key, payload, &size))
+        rc = module_meta_unpack(*payload, size, mm, obj, objsize, why, whylen);
+    st->cache += ptxjit_now() - t0;
+    return rc;
+}
+
+void ptxjit_cache_put(cache *cc, const cache_key *key, const module_meta *mm, const void *obj,
+                      size_t objsize, ptxjit_stats *st)
 {
     double t0 = ptxjit_now();
     void *payload;
@@ -359,7 +368,7 @@ static ptxjit_module *load_compiled(ptxjit_ctx *c, cache *cc, const cache_key *k
     ptxjit_module *m = NULL;
     if (!compile_ptx(c, src, len, name, &ir, &obj, &objsize, &mm, &d, st)) {
         if (cc)
-            store(cc, key, &mm, obj, objsize, st);
+            ptxjit_cache_put(cc, key, &mm, obj, objsize, st);
         char err[512];
         double t0 = ptxjit_now();
         m = instantiate(c, obj, objsize, &mm, src, len, name, err, sizeof err);

@@ -81,6 +81,17 @@ char *ptxjit_render_log(const ptx_diags *d, const char *name, const char *src, s
 cache *ptxjit_cache_acquire(ptxjit_ctx *c);
 void ptxjit_cache_release(ptxjit_ctx *c);
 
+/* An entry of the cache, unpacked (module_meta_io.c's format): 0, with
+ * *payload and mm for the caller to free (*obj points into *payload); 1
+ * for a miss; -1 for an entry that does not unpack, why saying why.  The
+ * time goes to st->cache. */
+int ptxjit_cache_get(cache *cc, const cache_key *key, void **payload, module_meta *mm,
+                     const void **obj, size_t *objsize, char *why, size_t whylen,
+                     ptxjit_stats *st);
+/* Packs and stores an entry (a cache that cannot store is no error). */
+void ptxjit_cache_put(cache *cc, const cache_key *key, const module_meta *mm, const void *obj,
+                      size_t objsize, ptxjit_stats *st);
+
 /* The code to run a launch of k with this block shape: a version built
  * earlier, or built now (compiled, or fetched from the cache).  *generic:
  * the generic version.  PTXJIT_OK, or an error with a message in err. */
