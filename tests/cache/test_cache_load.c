@@ -375,7 +375,8 @@ static void test_damaged_entries(void **state)
 
 /* ---- eviction ---- */
 
-/* The path of the entry of variant (k, bias)'s kernel, generic. */
+/* The path of the entry of variant (k, bias)'s kernel compiled for block
+ * shape ntid (0s: generic). */
 static char *kernel_path_of(const char *d, uint32_t k, uint32_t bias, const uint32_t ntid[3])
 {
     char *ptx = ck_ptx(k, bias), hex[CACHE_KEY_HEX + 1], *p;
@@ -436,6 +437,52 @@ static void test_eviction_lru(void **state)
         free(mod[i]);
         free(kern[i]);
     }
+}
+
+/* A kernel's entry: damaged, or holding something else (here the
+ * module's entry), it is reported once, deleted and compiled again; each
+ * block shape a kernel is specialized for has an entry of its own. */
+static void test_kernel_entries(void **state)
+{
+    (void)state;
+    static const uint32_t generic[3] = {0, 0, 0}, shape[3] = {128, 1, 1};
+    char *kern = kernel_path_of(dir, 7, 1, generic), *mod = path_of(dir, 7, 1);
+    ptxjit_ctx *c = ctx_with_cache(dir, 0);
+    load_check(c, 7, 1, PTXJIT_CACHE_MISS);
+    assert_true(ct_file_exists(kern));
+    setenv("PTXJIT_DEBUG", "cache", 1);
+    for (int d = 0; d < 2; d++) {
+        size_t n;
+        unsigned char *e = read_all(d ? mod : kern, &n);
+        ct_write_file(kern, e, d ? n : n / 2); /* cut in half; another entry */
+        free(e);
+        ct_capture_begin();
+        load_check(c, 7, 1, PTXJIT_CACHE_HIT);
+        char *err = ct_capture_end();
+        assert_int_equal(ran.kernels_compiled, 1);
+        if (ct_count_lines(err, "bad entry") != 1)
+            fail_msg("kernel entry %s: want one report, got:\n%s", d ? "of a module" : "cut",
+                     err);
+        free(err);
+        load_check(c, 7, 1, PTXJIT_CACHE_HIT); /* stored again */
+        assert_int_equal(ran.kernels_cached, 1);
+    }
+    unsetenv("PTXJIT_DEBUG");
+    ptxjit_destroy(c);
+    /* the launch's shape (ck_check: 128 x 1 x 1) is another entry */
+    setenv("PTXJIT_SPECIALIZE", "always", 1);
+    c = ctx_with_cache(dir, 0);
+    setenv("PTXJIT_SPECIALIZE", "0", 1);
+    load_check(c, 7, 1, PTXJIT_CACHE_HIT);
+    assert_int_equal(ran.kernels_compiled, 1);
+    char *spec = kernel_path_of(dir, 7, 1, shape);
+    assert_true(ct_file_exists(spec));
+    load_check(c, 7, 1, PTXJIT_CACHE_HIT);
+    assert_int_equal(ran.kernels_cached, 1);
+    ptxjit_destroy(c);
+    free(spec);
+    free(kern);
+    free(mod);
 }
 
 /* ---- unwritable directory, dumps, settings ---- */
@@ -531,7 +578,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         T(test_hit_skips_compiler), T(test_errors_not_cached), T(test_key_inputs),
         T(test_damaged_entries),    T(test_eviction_lru),      T(test_unwritable_dir),
-        T(test_dump_bypasses),      T(test_settings),
+        T(test_dump_bypasses),      T(test_settings),          T(test_kernel_entries),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
