@@ -35,7 +35,7 @@ typedef struct wbuf {
 
 static void put(wbuf *w, const void *data, size_t len)
 {
-    if (w->oom)
+    if (w->oom || !len) /* a module without variables has no object (NULL) */
         return;
     if (w->n + len > w->cap) {
         size_t cap = w->cap ? w->cap : 256;
