@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,8 @@
 struct cache {
     char *dir;
     uint64_t max_bytes;
-    bool warned;  /* the one stderr warning of this handle was given */
+    atomic_bool warned; /* the one stderr warning of this handle was given
+                           (kernels compile and store on several threads) */
 };
 
 cache *cache_open(const char *dir, uint64_t max_bytes)
@@ -136,10 +138,9 @@ int cache_get(cache *c, const cache_key *key, void **data, size_t *size)
 /* Warns on stderr the first time this handle fails to write. */
 static int put_failed(cache *c, const char *what, int err)
 {
-    if (!c->warned)
+    if (!atomic_exchange(&c->warned, true))
         fprintf(stderr, "ptxjit: warning: compilation cache '%s': %s: %s; continuing without "
                 "storing compiled code\n", c->dir, what, strerror(err));
-    c->warned = true;
     cache_debug("store failed: %s: %s", what, strerror(err));
     return -1;
 }

@@ -164,6 +164,16 @@ static int launch_timed(ptxjit_ctx *ctx, const ptxjit_kernel *k, const ptxjit_la
                         bool cooperative, uint64_t repeat, double *times)
 {
     char err[700];
+    /* compiled first: the kernel time is the kernel's */
+    ptxjit_status cs = ptxjit_kernel_compile(k, cfg->block, err, sizeof err);
+    if (cs == PTXJIT_ERR_INVALID) {
+        fprintf(stderr, "ptxjit run: %s\n", err);
+        return EXIT_USAGE;
+    }
+    if (cs != PTXJIT_OK) {
+        fprintf(stderr, "ptxjit run: error: %s\n", err);
+        return EXIT_USAGE; /* a PTX error, as at load */
+    }
     for (uint64_t r = 0; r < repeat; r++) {
         double t0 = now();
         ptxjit_status st = cooperative ? ptxjit_launch_cooperative(ctx, k, cfg, err, sizeof err)
@@ -213,6 +223,8 @@ static void print_stats(const ptxjit_ctx *ctx, const ptxjit_stats *s, const doub
         fprintf(stderr, "cache: %s, %.3f ms (%s)\n",
                 s->cache_result == PTXJIT_CACHE_HIT ? "hit" : "miss", s->cache * 1e3,
                 ptxjit_cache_dir(ctx));
+    fprintf(stderr, "kernels: %u compiled, %u from the cache\n", s->kernels_compiled,
+            s->kernels_cached);
     fprintf(stderr, "kernel time: min %.3f ms, median %.3f ms over %llu run%s\n", times[0] * 1e3,
             times[repeat / 2] * 1e3, (unsigned long long)repeat, repeat == 1 ? "" : "s");
 }

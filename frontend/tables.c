@@ -23,7 +23,9 @@ char ptx_type_class(ptx_type t) { return t < PTX_TYPE_COUNT ? types[t].cls : 0; 
 
 static bool eq(const char *a, const char *s, size_t n)
 {
-    return strncmp(a, s, n) == 0 && a[n] == 0;
+    /* the first character rules out most names without a call (opcode
+     * lookup is a scan, once per instruction parsed) */
+    return a[0] == (n ? s[0] : 0) && strncmp(a, s, n) == 0 && a[n] == 0;
 }
 
 ptx_type ptx_type_lookup(const char *s, size_t n)

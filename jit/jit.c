@@ -14,22 +14,49 @@
 #include <string.h>
 #include <time.h>
 
+/* A growable stack of LLVM handles: spare dylibs, idle target machines, a
+ * unit's trackers. */
+typedef struct ptr_stack {
+    void **v;
+    size_t n, cap;
+} ptr_stack;
+
+/* false when out of memory (the caller keeps p). */
+static bool push(ptr_stack *s, void *p)
+{
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 8;
+        void **v = realloc(s->v, cap * sizeof *v);
+        if (!v)
+            return false;
+        s->v = v;
+        s->cap = cap;
+    }
+    s->v[s->n++] = p;
+    return true;
+}
+
+static void *pop(ptr_stack *s) { return s->n ? s->v[--s->n] : NULL; }
+
 struct jit_engine {
-    LLVMTargetMachineRef tm;
+    LLVMTargetMachineRef tm; /* for lowering: data layout and features only */
     char *triple, *cpu, *features;
     LLVMOrcLLJITRef lljit;
     jit_symbol *syms;        /* runtime entry points, defined in every unit */
     size_t nsyms;
-    pthread_mutex_t lock;    /* the free list and the unit counter */
-    LLVMOrcJITDylibRef *spare; /* units' dylibs whose objects were removed */
-    size_t nspare, capspare;
+    pthread_mutex_t lock;    /* the free lists and the unit counter */
+    ptr_stack spare;         /* units' dylibs whose objects were removed */
     unsigned long next_unit;
+    /* Target machines are not thread-safe: each compile borrows one of
+     * its own, so that kernels compile in parallel. */
+    ptr_stack idle_tms;
 };
 
 struct jit_unit {
     jit_engine *j;
     LLVMOrcJITDylibRef jd;
-    LLVMOrcResourceTrackerRef rt; /* the object's code and data */
+    pthread_mutex_t lock;          /* objects are added from several threads */
+    ptr_stack rts;                 /* each object's code and data */
 };
 
 static double now(void)
@@ -59,9 +86,9 @@ static void init_llvm(void)
 #define JIT_PASSES "default<O2>"
 #define JIT_OPTIONS "passes=" JIT_PASSES ";codegen=default;reloc=pic;model=small"
 
-static LLVMTargetMachineRef host_machine(jit_engine *j, char *err, size_t errlen)
+/* A target machine for the host (j->triple, cpu and features). */
+static LLVMTargetMachineRef new_machine(jit_engine *j, char *err, size_t errlen)
 {
-    j->triple = LLVMGetDefaultTargetTriple();
     LLVMTargetRef target;
     char *msg = NULL;
     if (LLVMGetTargetFromTriple(j->triple, &target, &msg)) {
@@ -69,14 +96,37 @@ static LLVMTargetMachineRef host_machine(jit_engine *j, char *err, size_t errlen
         LLVMDisposeMessage(msg);
         return NULL;
     }
-    j->cpu = LLVMGetHostCPUName();
-    j->features = LLVMGetHostCPUFeatures();
     LLVMTargetMachineRef tm =
         LLVMCreateTargetMachine(target, j->triple, j->cpu, j->features, LLVMCodeGenLevelDefault,
                                 LLVMRelocPIC, LLVMCodeModelSmall);
     if (!tm)
         snprintf(err, errlen, "cannot create a target machine for %s", j->triple);
     return tm;
+}
+
+static LLVMTargetMachineRef host_machine(jit_engine *j, char *err, size_t errlen)
+{
+    j->triple = LLVMGetDefaultTargetTriple();
+    j->cpu = LLVMGetHostCPUName();
+    j->features = LLVMGetHostCPUFeatures();
+    return new_machine(j, err, errlen);
+}
+
+static LLVMTargetMachineRef borrow_machine(jit_engine *j, char *err, size_t errlen)
+{
+    pthread_mutex_lock(&j->lock);
+    LLVMTargetMachineRef tm = pop(&j->idle_tms);
+    pthread_mutex_unlock(&j->lock);
+    return tm ? tm : new_machine(j, err, errlen);
+}
+
+static void return_machine(jit_engine *j, LLVMTargetMachineRef tm)
+{
+    pthread_mutex_lock(&j->lock);
+    bool kept = push(&j->idle_tms, tm);
+    pthread_mutex_unlock(&j->lock);
+    if (!kept)
+        LLVMDisposeTargetMachine(tm);
 }
 
 static int copy_symbols(jit_engine *j, const jit_symbol *syms, size_t n)
@@ -126,13 +176,16 @@ void jit_destroy(jit_engine *j)
     }
     if (j->tm)
         LLVMDisposeTargetMachine(j->tm);
+    for (size_t i = 0; i < j->idle_tms.n; i++)
+        LLVMDisposeTargetMachine(j->idle_tms.v[i]);
+    free(j->idle_tms.v);
     LLVMDisposeMessage(j->triple);
     LLVMDisposeMessage(j->cpu);
     LLVMDisposeMessage(j->features);
     for (size_t i = 0; i < j->nsyms; i++)
         free((char *)j->syms[i].name);
     free(j->syms);
-    free(j->spare);
+    free(j->spare.v);
     free(j);
 }
 
@@ -150,7 +203,7 @@ bool jit_dumps_requested(void)
 
 /* PTXJIT_DUMP_IR=FILE and PTXJIT_DUMP_ASM=FILE write the optimized IR and
  * the assembly of every module compiled (debugging aid). */
-static void dump_module(jit_engine *j, LLVMModuleRef m)
+static void dump_module(LLVMTargetMachineRef tm, LLVMModuleRef m)
 {
     const char *ir = getenv("PTXJIT_DUMP_IR"), *as = getenv("PTXJIT_DUMP_ASM");
     char *msg = NULL;
@@ -158,7 +211,7 @@ static void dump_module(jit_engine *j, LLVMModuleRef m)
         fprintf(stderr, "ptxjit: PTXJIT_DUMP_IR: %s\n", msg);
     LLVMDisposeMessage(msg);
     msg = NULL;
-    if (as && *as && LLVMTargetMachineEmitToFile(j->tm, m, as, LLVMAssemblyFile, &msg))
+    if (as && *as && LLVMTargetMachineEmitToFile(tm, m, as, LLVMAssemblyFile, &msg))
         fprintf(stderr, "ptxjit: PTXJIT_DUMP_ASM: %s\n", msg);
     LLVMDisposeMessage(msg);
 }
@@ -166,22 +219,26 @@ static void dump_module(jit_engine *j, LLVMModuleRef m)
 int jit_compile(jit_engine *j, LLVMModuleRef m, void **obj, size_t *size, jit_times *times,
                 char *err, size_t errlen)
 {
+    LLVMTargetMachineRef tm = borrow_machine(j, err, errlen);
+    if (!tm) {
+        LLVMDisposeModule(m);
+        return -1;
+    }
     double t0 = now();
     LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
-    LLVMErrorRef e = LLVMRunPasses(m, JIT_PASSES, j->tm, opts);
+    LLVMErrorRef e = LLVMRunPasses(m, JIT_PASSES, tm, opts);
     LLVMDisposePassBuilderOptions(opts);
     if (e) {
+        return_machine(j, tm);
         LLVMDisposeModule(m);
         return fail_llvm_error(e, "optimizing", err, errlen);
     }
     double t1 = now();
-    dump_module(j, m);
+    dump_module(tm, m);
     LLVMMemoryBufferRef buf = NULL;
     char *msg = NULL;
-    /* Target machines are not thread-safe: codegen runs under the lock. */
-    pthread_mutex_lock(&j->lock);
-    LLVMBool bad = LLVMTargetMachineEmitToMemoryBuffer(j->tm, m, LLVMObjectFile, &msg, &buf);
-    pthread_mutex_unlock(&j->lock);
+    LLVMBool bad = LLVMTargetMachineEmitToMemoryBuffer(tm, m, LLVMObjectFile, &msg, &buf);
+    return_machine(j, tm);
     LLVMDisposeModule(m);
     if (bad) {
         snprintf(err, errlen, "code generation failed: %s", msg);
@@ -238,7 +295,7 @@ static LLVMErrorRef setup_dylib(jit_engine *j, LLVMOrcJITDylibRef jd)
 static LLVMOrcJITDylibRef take_dylib(jit_engine *j, char *err, size_t errlen)
 {
     pthread_mutex_lock(&j->lock);
-    LLVMOrcJITDylibRef jd = j->nspare ? j->spare[--j->nspare] : NULL;
+    LLVMOrcJITDylibRef jd = pop(&j->spare);
     unsigned long id = j->next_unit++;
     pthread_mutex_unlock(&j->lock);
     if (jd)
@@ -259,20 +316,11 @@ static LLVMOrcJITDylibRef take_dylib(jit_engine *j, char *err, size_t errlen)
 static void give_back_dylib(jit_engine *j, LLVMOrcJITDylibRef jd)
 {
     pthread_mutex_lock(&j->lock);
-    if (j->nspare == j->capspare) {
-        size_t cap = j->capspare ? 2 * j->capspare : 8;
-        LLVMOrcJITDylibRef *v = realloc(j->spare, cap * sizeof *v);
-        if (v) {
-            j->spare = v;
-            j->capspare = cap;
-        }
-    }
-    if (j->nspare < j->capspare)
-        j->spare[j->nspare++] = jd; /* else the (empty) dylib is just not reused */
+    push(&j->spare, jd); /* when out of memory the (empty) dylib is just not reused */
     pthread_mutex_unlock(&j->lock);
 }
 
-jit_unit *jit_load(jit_engine *j, const void *obj, size_t size, char *err, size_t errlen)
+jit_unit *jit_unit_create(jit_engine *j, char *err, size_t errlen)
 {
     jit_unit *u = calloc(1, sizeof *u);
     if (!u)
@@ -283,25 +331,21 @@ jit_unit *jit_load(jit_engine *j, const void *obj, size_t size, char *err, size_
         free(u);
         return NULL;
     }
-    u->rt = LLVMOrcJITDylibCreateResourceTracker(u->jd);
-    LLVMMemoryBufferRef buf =
-        LLVMCreateMemoryBufferWithMemoryRangeCopy(obj, size, "ptxjit-object");
-    LLVMErrorRef e = LLVMOrcLLJITAddObjectFileWithRT(j->lljit, u->rt, buf);
-    if (e) {
-        fail_llvm_error(e, "loading the object", err, errlen);
-        jit_unit_free(u);
-        return NULL;
-    }
+    pthread_mutex_init(&u->lock, NULL);
     return u;
 }
 
 /* ExecutionSession lookups report through a callback, possibly on another
- * thread: wait for it. */
+ * thread: wait for it.  Results come as (name, address) pairs in any
+ * order: names are matched by their interned entries. */
 typedef struct lookup_wait {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     int done;
-    LLVMOrcExecutorAddress addr;
+    const LLVMOrcSymbolStringPoolEntryRef *names;
+    void **addrs;
+    size_t n;
+    char *msg;
 } lookup_wait;
 
 static void lookup_done(LLVMErrorRef e, LLVMOrcCSymbolMapPairs res, size_t n, void *ctx)
@@ -309,40 +353,104 @@ static void lookup_done(LLVMErrorRef e, LLVMOrcCSymbolMapPairs res, size_t n, vo
     lookup_wait *w = ctx;
     pthread_mutex_lock(&w->mu);
     if (e)
-        LLVMConsumeError(e);
-    else if (n)
-        w->addr = res[0].Sym.Address;
+        w->msg = LLVMGetErrorMessage(e);
+    for (size_t i = 0; !e && i < n; i++)
+        for (size_t k = 0; k < w->n; k++)
+            if (res[i].Name == w->names[k])
+                w->addrs[k] = (void *)(uintptr_t)res[i].Sym.Address;
     w->done = 1;
     pthread_cond_signal(&w->cv);
     pthread_mutex_unlock(&w->mu);
 }
 
-void *jit_unit_lookup(jit_unit *u, const char *name)
+/* Looking symbols up links the objects that define them (the first time). */
+static int lookup(jit_unit *u, const char *const *syms, void **addrs, size_t n, char *err,
+                  size_t errlen)
 {
     LLVMOrcExecutionSessionRef es = LLVMOrcLLJITGetExecutionSession(u->j->lljit);
     LLVMOrcCJITDylibSearchOrderElement order = {
         u->jd, LLVMOrcJITDylibLookupFlagsMatchExportedSymbolsOnly};
-    LLVMOrcCLookupSetElement sym = {LLVMOrcLLJITMangleAndIntern(u->j->lljit, name),
-                                    LLVMOrcSymbolLookupFlagsRequiredSymbol};
-    lookup_wait w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0};
-    LLVMOrcExecutionSessionLookup(es, LLVMOrcLookupKindStatic, &order, 1, &sym, 1, lookup_done, &w);
+    LLVMOrcSymbolStringPoolEntryRef *names = calloc(n ? n : 1, sizeof *names);
+    LLVMOrcCLookupSetElement *set = calloc(n ? n : 1, sizeof *set);
+    if (!names || !set) {
+        free(names);
+        free(set);
+        return snprintf(err, errlen, "out of memory"), -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        addrs[i] = NULL;
+        names[i] = LLVMOrcLLJITMangleAndIntern(u->j->lljit, syms[i]);
+        LLVMOrcRetainSymbolStringPoolEntry(names[i]); /* the lookup takes one reference */
+        set[i] = (LLVMOrcCLookupSetElement){names[i], LLVMOrcSymbolLookupFlagsRequiredSymbol};
+    }
+    lookup_wait w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, names, addrs, n, NULL};
+    LLVMOrcExecutionSessionLookup(es, LLVMOrcLookupKindStatic, &order, 1, set, n, lookup_done, &w);
     pthread_mutex_lock(&w.mu);
     while (!w.done)
         pthread_cond_wait(&w.cv, &w.mu);
     pthread_mutex_unlock(&w.mu);
-    return (void *)(uintptr_t)w.addr;
+    int rc = w.msg ? -1 : 0;
+    for (size_t i = 0; i < n; i++) {
+        LLVMOrcReleaseSymbolStringPoolEntry(names[i]);
+        if (!rc && !addrs[i]) {
+            snprintf(err, errlen, "'%s' did not load", syms[i]);
+            rc = -1;
+        }
+    }
+    if (w.msg) {
+        snprintf(err, errlen, "linking: %s", w.msg);
+        LLVMDisposeErrorMessage(w.msg);
+    }
+    free(names);
+    free(set);
+    return rc;
+}
+
+static void remove_tracker(LLVMOrcResourceTrackerRef rt)
+{
+    LLVMErrorRef e = LLVMOrcResourceTrackerRemove(rt);
+    if (e)
+        LLVMConsumeError(e);
+    LLVMOrcReleaseResourceTracker(rt);
+}
+
+static bool keep_tracker(jit_unit *u, LLVMOrcResourceTrackerRef rt)
+{
+    pthread_mutex_lock(&u->lock);
+    bool ok = push(&u->rts, rt);
+    pthread_mutex_unlock(&u->lock);
+    return ok;
+}
+
+int jit_unit_add(jit_unit *u, const void *obj, size_t size, const char *const *syms,
+                 void **addrs, size_t nsyms, char *err, size_t errlen)
+{
+    LLVMOrcResourceTrackerRef rt = LLVMOrcJITDylibCreateResourceTracker(u->jd);
+    LLVMMemoryBufferRef buf =
+        LLVMCreateMemoryBufferWithMemoryRangeCopy(obj, size, "ptxjit-object");
+    LLVMErrorRef e = LLVMOrcLLJITAddObjectFileWithRT(u->j->lljit, rt, buf);
+    bool ok = !e;
+    if (e)
+        fail_llvm_error(e, "loading the object", err, errlen);
+    if (ok && nsyms)
+        ok = !lookup(u, syms, addrs, nsyms, err, errlen);
+    if (ok && !keep_tracker(u, rt)) {
+        snprintf(err, errlen, "out of memory");
+        ok = false;
+    }
+    if (!ok) /* the unit as it was: the object's names are free again */
+        remove_tracker(rt);
+    return ok ? 0 : -1;
 }
 
 void jit_unit_free(jit_unit *u)
 {
     if (!u)
         return;
-    if (u->rt) {
-        LLVMErrorRef e = LLVMOrcResourceTrackerRemove(u->rt);
-        if (e)
-            LLVMConsumeError(e);
-        LLVMOrcReleaseResourceTracker(u->rt);
-    }
+    for (size_t i = 0; i < u->rts.n; i++)
+        remove_tracker(u->rts.v[i]);
+    free(u->rts.v);
+    pthread_mutex_destroy(&u->lock);
     give_back_dylib(u->j, u->jd);
     free(u);
 }

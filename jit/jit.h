@@ -3,8 +3,10 @@
  *
  * Compiling and loading are separate steps with the object file's bytes in
  * between, so that the cache can store objects and load them without LLVM
- * IR.  Each loaded object lives in its own JITDylib ("unit"): two units may
- * define the same symbols, and unloading one frees its code and data. */
+ * IR.  Each loaded module lives in its own JITDylib ("unit"): its variables'
+ * object and its kernels' objects, added one by one as they are needed, link
+ * to each other; two units may define the same symbols, and unloading one
+ * frees its code and data. */
 #ifndef PTXJIT_JIT_H
 #define PTXJIT_JIT_H
 
@@ -49,18 +51,24 @@ typedef struct jit_times {
 
 /* Optimizes (O2-class pipeline) and emits an object file into *obj
  * (malloc'd, *size bytes).  Takes ownership of m.  Returns 0, or -1 with a
- * message.  Fills times->optimize and times->codegen (seconds). */
+ * message.  Fills times->optimize and times->codegen (seconds).
+ * Thread-safe: modules of different LLVM contexts compile in parallel. */
 int jit_compile(jit_engine *j, LLVMModuleRef m, void **obj, size_t *size, jit_times *times,
                 char *err, size_t errlen);
 
-/* Loads an object file (the bytes are copied) into a new unit.  NULL with
- * a message on failure.  Thread-safe. */
-jit_unit *jit_load(jit_engine *j, const void *obj, size_t size, char *err, size_t errlen);
+/* A new, empty unit.  NULL with a message on failure.  Thread-safe. */
+jit_unit *jit_unit_create(jit_engine *j, char *err, size_t errlen);
 
-/* Address of a symbol defined by the unit's object, or NULL. */
-void *jit_unit_lookup(jit_unit *u, const char *name);
+/* Adds an object file (the bytes are copied) to a unit and resolves the
+ * addresses of its symbols syms[0..nsyms) into addrs: its undefined
+ * symbols resolve to the unit's other objects, the runtime entry points
+ * and the process.  0, or -1 with a message and the unit as it was (the
+ * object's names free again).  Thread-safe. */
+int jit_unit_add(jit_unit *u, const void *obj, size_t size, const char *const *syms,
+                 void **addrs, size_t nsyms, char *err, size_t errlen);
 
-/* Frees the unit's code and data; its addresses become invalid. */
+/* Frees the code and data of all the unit's objects; their addresses
+ * become invalid. */
 void jit_unit_free(jit_unit *u);
 
 #endif

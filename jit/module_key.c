@@ -34,3 +34,17 @@ void module_key(const module_key_inputs *in, cache_key *out)
     cache_key_add_str(&k, "options", in->options);
     cache_key_end(&k, out);
 }
+
+void kernel_key(const cache_key *module, const char *kernel, const uint32_t ntid[3],
+                cache_key *out)
+{
+    uint8_t shape[12];
+    for (int i = 0; i < 12; i++) /* little-endian, as the entries' integers */
+        shape[i] = (uint8_t)(ntid[i / 4] >> (8 * (i % 4)));
+    cache_keyer k;
+    cache_key_begin(&k);
+    cache_key_add(&k, "module", module->b, sizeof module->b);
+    cache_key_add_str(&k, "kernel", kernel);
+    cache_key_add(&k, "ntid", shape, sizeof shape);
+    cache_key_end(&k, out);
+}

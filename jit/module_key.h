@@ -22,4 +22,9 @@ void module_key_inputs_of(jit_engine *j, const void *ptx, size_t len, module_key
 
 void module_key(const module_key_inputs *in, cache_key *out);
 
+/* The key of one compiled kernel of a module: the module's key, the
+ * kernel's name and the block shape it is specialized for (0s: generic). */
+void kernel_key(const cache_key *module, const char *kernel, const uint32_t ntid[3],
+                cache_key *out);
+
 #endif

@@ -1,7 +1,10 @@
-/* module_meta_io.c - module metadata and the object file as one byte
- * string (what a cache entry holds), and back.  Compact, versioned, and
- * every read is bounds-checked: a payload that passed the cache's
- * checksum is still not trusted to be well-formed.
+/* module_meta_io.c - module metadata and an object file as one byte
+ * string (what a cache entry holds), and back.  A module's entry holds
+ * all its kernels and variables and the object of its variables; a
+ * kernel's entry holds that kernel alone (its symbol in the object) and
+ * its object.  Compact, versioned, and every read is bounds-checked: a
+ * payload that passed the cache's checksum is still not trusted to be
+ * well-formed.
  *
  *   u32 version (MM_VERSION), u32 nkernels, u32 nglobals
  *   kernel:  str name, str symbol, u32 nparams, param x nparams,
@@ -20,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MM_VERSION 2
+#define MM_VERSION 3 /* 2: kernels compiled one by one, variables apart; 3: frame_size */
 
 /* ---- writing ---- */
 
@@ -32,7 +35,7 @@ typedef struct wbuf {
 
 static void put(wbuf *w, const void *data, size_t len)
 {
-    if (w->oom)
+    if (w->oom || !len) /* a module without variables has no object (NULL) */
         return;
     if (w->n + len > w->cap) {
         size_t cap = w->cap ? w->cap : 256;

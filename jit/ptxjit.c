@@ -1,61 +1,60 @@
 /* ptxjit.c - the whole pipeline in order, behind the embedding API:
  *
- *   PTX text -> cache key -> cache lookup
- *     hit:  (object file + module metadata) from the cache
- *     miss: parse -> check -> lower (LLVM IR, verified) -> optimize ->
- *           codegen -> (object file + module metadata) -> cache store
- *   -> load (a JIT unit) -> look up warp functions and variables -> launch (rt)
+ *   load:   PTX text -> cache key -> cache lookup
+ *     hit:  (module metadata + variables' object) from the cache
+ *     miss: parse -> check -> lower the whole module (its errors show at
+ *           load) -> keep the variables -> optimize -> codegen ->
+ *           (module metadata + variables' object) -> cache store
+ *     -> a JIT unit with the variables -> look them up
+ *   launch: the kernel's code for the launch's block shape, built once
+ *           (kernel_code.c: cache lookup, or parse, lower this kernel
+ *           alone, optimize, codegen, store) -> run it (rt)
  *
- * Each stage only runs on the previous stage's clean output.  The object
- * file and its metadata are the seam where the compiled-code cache sits:
- * loading needs neither the PTX nor LLVM IR. */
-#include "ptxjit/ptxjit.h"
+ * Each stage only runs on the previous stage's clean output.  Object files
+ * and their metadata are the seam where the compiled-code cache sits:
+ * loading needs neither the PTX nor LLVM IR.  Codegen is most of a
+ * compile, so a module's kernels wait for their first launch: a module of
+ * hundreds of kernels loads in the time its parse and lowering take. */
+#include "ptxjit_internal.h"
 
-#include "cache.h"
-#include "jit.h"
-#include "launch.h"
 #include "lower.h"
 #include "module_key.h"
-#include "module_meta.h"
-#include "ptx.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-struct ptxjit_kernel {
-    rt_kernel rt;
-    const ptx_func *decl;    /* NULL without a parse */
-    const ptxjit_kernel_info *info;
-};
-
-struct ptxjit_module {
-    ptxjit_ctx *ctx;
-    ptx_module *ir;          /* NULL when loaded without a parse */
-    jit_unit *unit;
-    module_meta meta;
-    ptxjit_kernel *kernels;
-    uint32_t nkernels;
-    ptxjit_global_info *globals;
-    uint32_t nglobals;
-    ptxjit_stats stats;
-};
-
-struct ptxjit_ctx {
-    rt_device *dev;
-    jit_engine *jit;
-    LLVMContextRef llvm;
-    cache *cache;         /* NULL: off */
-    pthread_mutex_t lock; /* LLVM contexts are single-threaded: one load at a time */
-};
-
-static double now(void)
+double ptxjit_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void *dispose_context(void *llvm)
+{
+    LLVMContextDispose(llvm);
+    return NULL;
+}
+
+/* Waits until the IR of the previous load is freed. */
+static void join_janitor(ptxjit_ctx *c)
+{
+    if (c->janitor_running)
+        pthread_join(c->janitor, NULL);
+    c->janitor_running = false;
+}
+
+/* The whole module's IR was built for its errors and metadata only, and
+ * freeing it takes half as long as building it: a helper thread does that
+ * while the program goes on (the next load or ptxjit_destroy waits). */
+static void dispose_later(ptxjit_ctx *c, LLVMContextRef llvm)
+{
+    join_janitor(c);
+    c->janitor_running = !pthread_create(&c->janitor, NULL, dispose_context, llvm);
+    if (!c->janitor_running)
+        LLVMContextDispose(llvm);
 }
 
 ptxjit_ctx *ptxjit_create(unsigned threads, char *err, size_t errlen)
@@ -65,6 +64,9 @@ ptxjit_ctx *ptxjit_create(unsigned threads, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
+    pthread_mutex_init(&c->lock, NULL);
+    pthread_rwlock_init(&c->cache_lock, NULL);
+    c->spec = spec_mode_from_env();
     size_t n, nv;
     const rt_symbol *rs = rt_entry_points(&n), *vs = rt_vecmath_symbols(&nv);
     jit_symbol *syms = calloc(n + nv, sizeof *syms);
@@ -80,8 +82,6 @@ ptxjit_ctx *ptxjit_create(unsigned threads, char *err, size_t errlen)
         ptxjit_destroy(c);
         return NULL;
     }
-    c->llvm = LLVMContextCreate();
-    pthread_mutex_init(&c->lock, NULL);
     if (ptxjit_set_cache(c, NULL)) {
         snprintf(err, errlen, "out of memory");
         ptxjit_destroy(c);
@@ -94,13 +94,12 @@ void ptxjit_destroy(ptxjit_ctx *c)
 {
     if (!c)
         return;
+    join_janitor(c);
     rt_device_destroy(c->dev);
     jit_destroy(c->jit);
     cache_close(c->cache);
-    if (c->llvm) {
-        LLVMContextDispose(c->llvm);
-        pthread_mutex_destroy(&c->lock);
-    }
+    pthread_mutex_destroy(&c->lock);
+    pthread_rwlock_destroy(&c->cache_lock);
     free(c);
 }
 
@@ -130,17 +129,25 @@ ptxjit_status ptxjit_set_cache(ptxjit_ctx *c, const ptxjit_cache_opts *opts)
     cache_config_free(&env);
     if (on && dir && !cc)
         return PTXJIT_ERR_NOMEM;
-    pthread_mutex_lock(&c->lock); /* loads on other threads use c->cache */
+    /* loads and kernel compiles on other threads use c->cache */
+    pthread_rwlock_wrlock(&c->cache_lock);
     cache_close(c->cache);
     c->cache = cc;
-    pthread_mutex_unlock(&c->lock);
+    pthread_rwlock_unlock(&c->cache_lock);
     return PTXJIT_OK;
 }
 
 const char *ptxjit_cache_dir(const ptxjit_ctx *c) { return c->cache ? cache_dir(c->cache) : NULL; }
 
-/* Renders diagnostics into a malloc'd log (the same text ptxjit check prints). */
-static char *render_log(const ptx_diags *d, const char *name, const char *src, size_t len)
+cache *ptxjit_cache_acquire(ptxjit_ctx *c)
+{
+    pthread_rwlock_rdlock(&c->cache_lock);
+    return c->cache;
+}
+
+void ptxjit_cache_release(ptxjit_ctx *c) { pthread_rwlock_unlock(&c->cache_lock); }
+
+char *ptxjit_render_log(const ptx_diags *d, const char *name, const char *src, size_t len)
 {
     char *buf = NULL;
     size_t size = 0;
@@ -152,43 +159,84 @@ static char *render_log(const ptx_diags *d, const char *name, const char *src, s
     return buf;
 }
 
-/* Stage 1: PTX text -> object file + metadata (and the parsed module, kept
- * for ptxjit_kernel_decl).  Returns 0, or the number of errors in d. */
+/* The object of a module's variables (one storage per loaded module,
+ * which every kernel's object refers to).  0, or -1 with a message. */
+static int compile_variables(ptxjit_ctx *c, const ptx_module *ir, void **obj, size_t *objsize,
+                             ptxjit_stats *st, char *err, size_t errlen)
+{
+    double t0 = ptxjit_now();
+    LLVMContextRef llvm = LLVMContextCreate();
+    lower_options o = {.variables_only = true};
+    lower_result lr;
+    ptx_diags d = {0};
+    int rc = -1;
+    if (lower_module(ir, llvm, jit_target_machine(c->jit), &o, &lr, &d)) {
+        snprintf(err, errlen, "internal error: the variables do not lower: %s",
+                 d.n ? d.v[0].msg : "?");
+    } else {
+        /* Functions their initializers name are private copies: a kernel's
+         * own object defines the kernel's symbol. */
+        for (LLVMValueRef f = LLVMGetFirstFunction(lr.mod); f; f = LLVMGetNextFunction(f))
+            if (LLVMCountBasicBlocks(f))
+                LLVMSetLinkage(f, LLVMInternalLinkage);
+        st->lower += ptxjit_now() - t0;
+        jit_times jt = {0};
+        rc = jit_compile(c->jit, lr.mod, obj, objsize, &jt, err, errlen);
+        st->optimize = jt.optimize;
+        st->codegen = jt.codegen;
+        lower_result_free(&lr);
+    }
+    ptx_diags_free(&d);
+    LLVMContextDispose(llvm);
+    return rc;
+}
+
+/* Stage 1: PTX text -> metadata + the variables' object (and the parsed
+ * module, kept for ptxjit_kernel_decl and the kernels' compiles).  The
+ * whole module is lowered, so that its errors show at load and for its
+ * metadata, but neither verified nor compiled: each kernel is lowered
+ * again, alone and verified, when it is compiled.  Returns 0, or the
+ * number of errors in d. */
 static uint32_t compile_ptx(ptxjit_ctx *c, const char *src, size_t len, const char *name,
                             ptx_module **ir, void **obj, size_t *objsize, module_meta *mm,
                             ptx_diags *d, ptxjit_stats *st)
 {
-    double t0 = now();
+    double t0 = ptxjit_now();
     *ir = ptx_parse(src, len, name, d);
     if (!*ir)
         return ptx_diag_add(d, (ptx_loc){1, 1}, "out of memory"), d->n;
     if (d->n || ptx_check(*ir, d))
         return d->n;
-    double t1 = now();
+    double t1 = ptxjit_now();
+    LLVMContextRef llvm = LLVMContextCreate();
+    lower_options o = {.skip_verify = true};
     lower_result lr;
-    if (lower_module(*ir, c->llvm, jit_target_machine(c->jit), NULL, &lr, d))
-        return d->n;
+    uint32_t errors = lower_module(*ir, llvm, jit_target_machine(c->jit), &o, &lr, d);
     st->parse = t1 - t0;
-    st->lower = now() - t1;
+    st->lower = ptxjit_now() - t1;
+    int meta = errors ? 0 : module_meta_from_lower(&lr, mm);
+    bool vars = !errors && lr.nglobals;
+    if (!errors)
+        lower_result_free(&lr); /* lr.mod goes with its context */
+    dispose_later(c, llvm);
+    if (errors)
+        return d->n;
     char err[512];
-    jit_times jt = {0};
-    if (module_meta_from_lower(&lr, mm)) {
-        LLVMDisposeModule(lr.mod);
+    if (meta) {
         ptx_diag_add(d, (ptx_loc){1, 1}, "out of memory");
-    } else if (jit_compile(c->jit, lr.mod, obj, objsize, &jt, err, sizeof err)) {
+    } else if (vars && compile_variables(c, *ir, obj, objsize, st, err, sizeof err)) {
         module_meta_free(mm);
         ptx_diag_add(d, (ptx_loc){1, 1}, "%s", err);
     }
-    lower_result_free(&lr);
-    st->optimize = jt.optimize;
-    st->codegen = jt.codegen;
     return d->n;
 }
 
-/* Stage 2: object file + metadata -> a loaded module.  Takes ownership of
- * mm.  NULL with a message in err. */
+/* Stage 2: metadata + the variables' object -> a loaded module, its
+ * kernels not compiled yet.  Takes ownership of mm.  NULL with a message
+ * in err. */
 static ptxjit_module *instantiate(ptxjit_ctx *c, const void *obj, size_t size, module_meta *mm,
-                                  char *err, size_t errlen)
+                                  const char *src, size_t len, const char *name, char *err,
+                                  size_t errlen)
 {
     ptxjit_module *m = calloc(1, sizeof *m);
     if (!m) {
@@ -199,40 +247,47 @@ static ptxjit_module *instantiate(ptxjit_ctx *c, const void *obj, size_t size, m
     m->ctx = c;
     m->meta = *mm;
     memset(mm, 0, sizeof *mm);
+    pthread_mutex_init(&m->lock, NULL);
+    pthread_mutex_init(&m->ir_lock, NULL);
+    pthread_cond_init(&m->compiled, NULL);
+    m->ptx = malloc(len ? len : 1);
+    m->len = len;
+    m->name = strdup(name);
     m->kernels = calloc(m->meta.nkernels ? m->meta.nkernels : 1, sizeof *m->kernels);
     m->globals = calloc(m->meta.nglobals ? m->meta.nglobals : 1, sizeof *m->globals);
-    if (!m->kernels || !m->globals) {
+    const char **syms = calloc(m->meta.nglobals ? m->meta.nglobals : 1, sizeof *syms);
+    void **addrs = calloc(m->meta.nglobals ? m->meta.nglobals : 1, sizeof *addrs);
+    if (!m->ptx || !m->name || !m->kernels || !m->globals || !syms || !addrs) {
         snprintf(err, errlen, "out of memory");
         goto fail;
     }
-    m->unit = jit_load(c->jit, obj, size, err, errlen);
-    if (!m->unit)
+    memcpy(m->ptx, src, len);
+    m->unit = jit_unit_create(c->jit, err, errlen);
+    for (uint32_t i = 0; i < m->meta.nglobals; i++)
+        syms[i] = m->meta.globals[i].symbol;
+    if (!m->unit || (size && jit_unit_add(m->unit, obj, size, syms, addrs, m->meta.nglobals,
+                                          err, errlen)))
         goto fail;
-    for (uint32_t i = 0; i < m->meta.nkernels; i++) {
-        const mm_kernel *mk = &m->meta.kernels[i];
-        ptxjit_kernel *k = &m->kernels[m->nkernels];
-        k->info = &mk->info;
-        k->rt = (rt_kernel){mk->info.name, (ptxjit_warp_fn)jit_unit_lookup(m->unit, mk->symbol),
-                            mk->info.static_smem, mk->info.dyn_smem_align, mk->info.uses_barriers,
-                            mk->info.frame_size};
-        if (!k->rt.fn) {
-            snprintf(err, errlen, "internal error: kernel '%s' did not load", mk->info.name);
-            goto fail;
-        }
-        m->nkernels++;
-    }
-    for (uint32_t i = 0; i < m->meta.nglobals; i++) {
+    for (uint32_t i = 0; i < m->meta.nglobals; i++, m->nglobals++) {
         const mm_global *g = &m->meta.globals[i];
-        m->globals[i] = (ptxjit_global_info){g->name, jit_unit_lookup(m->unit, g->symbol),
-                                             g->size, g->is_const};
-        if (!m->globals[i].addr) {
-            snprintf(err, errlen, "internal error: variable '%s' did not load", g->name);
-            goto fail;
-        }
-        m->nglobals++;
+        m->globals[i] = (ptxjit_global_info){g->name, addrs[i], g->size, g->is_const};
     }
+    for (uint32_t i = 0; i < m->meta.nkernels; i++, m->nkernels++) {
+        const mm_kernel *mk = &m->meta.kernels[i];
+        ptxjit_kernel *k = &m->kernels[i];
+        k->mod = m;
+        k->info = &mk->info;
+        k->symbol = mk->symbol;
+        k->nv = 1; /* the generic version, built when first needed */
+        k->rt = (rt_kernel){mk->info.name, NULL, mk->info.static_smem, mk->info.dyn_smem_align,
+                            mk->info.uses_barriers, mk->info.frame_size};
+    }
+    free(syms);
+    free(addrs);
     return m;
 fail:
+    free(syms);
+    free(addrs);
     ptxjit_module_unload(m);
     return NULL;
 }
@@ -246,52 +301,64 @@ static const ptx_func *find_entry(const ptx_module *ir, const char *name)
     return NULL;
 }
 
-/* A cache hit: the object and metadata of an earlier compile, loaded
- * without the PTX.  An entry that passed the cache's checks but does not
- * unpack or load is deleted, and the caller compiles. */
-static ptxjit_module *load_cached(ptxjit_ctx *c, const cache_key *key, ptxjit_stats *st)
+/* A cache hit: the metadata and variables of an earlier load, without the
+ * PTX.  An entry that passed the cache's checks but does not unpack or
+ * load is deleted, and the caller compiles. */
+static ptxjit_module *load_cached(ptxjit_ctx *c, cache *cc, const cache_key *key,
+                                  const char *src, size_t len, const char *name,
+                                  ptxjit_stats *st)
 {
-    double t0 = now();
     void *payload;
-    size_t size;
-    if (cache_get(c->cache, key, &payload, &size)) {
-        st->cache += now() - t0;
-        return NULL;
-    }
     module_meta mm;
     const void *obj;
     size_t objsize;
     char why[512];
+    int got = ptxjit_cache_get(cc, key, &payload, &mm, &obj, &objsize, why, sizeof why, st);
+    if (got > 0)
+        return NULL;
     ptxjit_module *m = NULL;
-    int bad = module_meta_unpack(payload, size, &mm, &obj, &objsize, why, sizeof why);
-    st->cache += now() - t0;
-    if (!bad) {
-        t0 = now();
-        m = instantiate(c, obj, objsize, &mm, why, sizeof why);
-        st->load = now() - t0;
+    if (!got) {
+        double t0 = ptxjit_now();
+        m = instantiate(c, obj, objsize, &mm, src, len, name, why, sizeof why);
+        st->load = ptxjit_now() - t0;
     }
     if (!m)
-        cache_drop(c->cache, key, why);
+        cache_drop(cc, key, why);
     free(payload);
     return m;
 }
 
-static void store(ptxjit_ctx *c, const cache_key *key, const module_meta *mm, const void *obj,
-                  size_t objsize, ptxjit_stats *st)
+int ptxjit_cache_get(cache *cc, const cache_key *key, void **payload, module_meta *mm,
+                     const void **obj, size_t *objsize, char *why, size_t whylen,
+                     ptxjit_stats *st)
 {
-    double t0 = now();
+    double t0 = ptxjit_now();
+    size_t size;
+    *payload = NULL;
+    int rc = 1;
+    if (!cache_get(cc, key, payload, &size))
+        rc = module_meta_unpack(*payload, size, mm, obj, objsize, why, whylen);
+    st->cache += ptxjit_now() - t0;
+    return rc;
+}
+
+void ptxjit_cache_put(cache *cc, const cache_key *key, const module_meta *mm, const void *obj,
+                      size_t objsize, ptxjit_stats *st)
+{
+    double t0 = ptxjit_now();
     void *payload;
     size_t size;
     if (!module_meta_pack(mm, obj, objsize, &payload, &size)) {
-        cache_put(c->cache, key, payload, size);
+        cache_put(cc, key, payload, size);
         free(payload);
     }
-    st->cache += now() - t0;
+    st->cache += ptxjit_now() - t0;
 }
 
-/* A miss (or no cache): compile, store when key is given, load. */
-static ptxjit_module *load_compiled(ptxjit_ctx *c, const char *src, size_t len, const char *name,
-                                    const cache_key *key, char **log, ptxjit_stats *st)
+/* A miss (or no cache): compile, store when cc is given, load. */
+static ptxjit_module *load_compiled(ptxjit_ctx *c, cache *cc, const cache_key *key,
+                                    const char *src, size_t len, const char *name, char **log,
+                                    ptxjit_stats *st)
 {
     ptx_diags d = {0};
     ptx_module *ir = NULL;
@@ -300,19 +367,19 @@ static ptxjit_module *load_compiled(ptxjit_ctx *c, const char *src, size_t len, 
     module_meta mm = {0};
     ptxjit_module *m = NULL;
     if (!compile_ptx(c, src, len, name, &ir, &obj, &objsize, &mm, &d, st)) {
-        if (key)
-            store(c, key, &mm, obj, objsize, st);
+        if (cc)
+            ptxjit_cache_put(cc, key, &mm, obj, objsize, st);
         char err[512];
-        double t0 = now();
-        m = instantiate(c, obj, objsize, &mm, err, sizeof err);
-        st->load = now() - t0;
+        double t0 = ptxjit_now();
+        m = instantiate(c, obj, objsize, &mm, src, len, name, err, sizeof err);
+        st->load = ptxjit_now() - t0;
         if (!m)
             ptx_diag_add(&d, (ptx_loc){1, 1}, "%s", err);
     }
     free(obj);
     if (!m) {
         if (log)
-            *log = render_log(&d, name, src, len);
+            *log = ptxjit_render_log(&d, name, src, len);
         ptx_diags_free(&d);
         ptx_module_free(ir);
         return NULL;
@@ -329,26 +396,31 @@ static ptxjit_module *load_locked(ptxjit_ctx *c, const char *src, size_t len, co
                                   char **log, ptxjit_stats *stats)
 {
     ptxjit_stats st = {0};
+    cache *cc = ptxjit_cache_acquire(c);
     /* A dump of the IR or assembly needs a compile: no lookup then. */
-    bool use_cache = c->cache && !jit_dumps_requested();
-    cache_key key;
+    if (jit_dumps_requested())
+        cc = NULL;
+    cache_key key = {{0}};
     ptxjit_module *m = NULL;
-    if (use_cache) {
-        double t0 = now();
+    if (cc) {
+        double t0 = ptxjit_now();
         module_key_inputs in;
         module_key_inputs_of(c->jit, src, len, &in);
         module_key(&in, &key);
-        st.cache = now() - t0;
-        m = load_cached(c, &key, &st);
+        st.cache = ptxjit_now() - t0;
+        m = load_cached(c, cc, &key, src, len, name, &st);
         st.cache_result = m ? PTXJIT_CACHE_HIT : PTXJIT_CACHE_MISS;
     }
     if (!m)
-        m = load_compiled(c, src, len, name, use_cache ? &key : NULL, log, &st);
-    if (use_cache && m) { /* counts modules loaded, not PTX errors */
-        double t0 = now();
-        cache_record(c->cache, st.cache_result == PTXJIT_CACHE_HIT);
-        st.cache += now() - t0;
+        m = load_compiled(c, cc, &key, src, len, name, log, &st);
+    if (cc && m) { /* counts modules loaded, not PTX errors */
+        double t0 = ptxjit_now();
+        cache_record(cc, st.cache_result == PTXJIT_CACHE_HIT);
+        st.cache += ptxjit_now() - t0;
+        m->keyed = true; /* its kernels are cached under keys made from this one */
+        m->key = key;
     }
+    ptxjit_cache_release(c);
     if (m)
         m->stats = st;
     if (stats)
@@ -373,13 +445,27 @@ void ptxjit_module_unload(ptxjit_module *m)
         return;
     jit_unit_free(m->unit);
     ptx_module_free(m->ir);
+    for (uint32_t i = 0; i < m->nkernels; i++)
+        kernel_code_free(&m->kernels[i]);
     module_meta_free(&m->meta);
     free(m->kernels);
     free(m->globals);
+    free(m->ptx);
+    free(m->name);
+    pthread_mutex_destroy(&m->lock);
+    pthread_mutex_destroy(&m->ir_lock);
+    pthread_cond_destroy(&m->compiled);
     free(m);
 }
 
-ptxjit_stats ptxjit_module_stats(const ptxjit_module *m) { return m->stats; }
+ptxjit_stats ptxjit_module_stats(const ptxjit_module *m)
+{
+    ptxjit_module *mm = (ptxjit_module *)m; /* kernels compiled since add to the figures */
+    pthread_mutex_lock(&mm->lock);
+    ptxjit_stats st = m->stats;
+    pthread_mutex_unlock(&mm->lock);
+    return st;
+}
 
 const ptxjit_kernel *ptxjit_kernel_get(const ptxjit_module *m, const char *name)
 {
@@ -436,16 +522,38 @@ static bool block_fits_bounds(const ptxjit_kernel_info *ki, const uint32_t block
     return true;
 }
 
+ptxjit_status ptxjit_kernel_compile(const ptxjit_kernel *k, const uint32_t block[3], char *err,
+                                    size_t errlen)
+{
+    if (!block_fits_bounds(k->info, block, err, errlen))
+        return PTXJIT_ERR_INVALID;
+    ptxjit_warp_fn fn;
+    bool generic;
+    return kernel_code((ptxjit_kernel *)k, block, &fn, &generic, err, errlen);
+}
+
 static ptxjit_status launch(ptxjit_ctx *c, const ptxjit_kernel *k, const ptxjit_launch_cfg *cfg,
                             bool cooperative, char *err, size_t errlen)
 {
     if (!block_fits_bounds(k->info, cfg->block, err, errlen))
         return PTXJIT_ERR_INVALID;
+    /* The handle is const for the caller; the code behind it is built on
+     * demand (under the module's lock). */
+    ptxjit_kernel *kk = (ptxjit_kernel *)k;
+    rt_kernel rk = k->rt;
+    bool generic;
+    ptxjit_status st = kernel_code(kk, cfg->block, &rk.fn, &generic, err, errlen);
+    if (st)
+        return st;
     rt_launch_cfg rc = {.dyn_smem = cfg->shared_bytes, .params = cfg->params,
                         .printf_out = cfg->printf_out, .cooperative = cooperative};
     memcpy(rc.grid, cfg->grid, sizeof rc.grid);
     memcpy(rc.block, cfg->block, sizeof rc.block);
-    switch (rt_launch(c->dev, &k->rt, &rc, err, errlen)) {
+    double t0 = ptxjit_now();
+    rt_status rs = rt_launch(c->dev, &rk, &rc, err, errlen);
+    if (generic && c->spec == SPEC_AUTO)
+        kernel_ran(kk, cfg->block, ptxjit_now() - t0);
+    switch (rs) {
     case RT_OK: return PTXJIT_OK;
     case RT_ERR_CONFIG: return PTXJIT_ERR_INVALID;
     case RT_ERR_FAULT: return PTXJIT_ERR_FAULT;

@@ -28,6 +28,12 @@ LLVMTypeRef vec_of(LLVMTypeRef t) { return LLVMVectorType(t, W); }
 
 LLVMValueRef splat(lw *L, LLVMValueRef scalar)
 {
+    if (LLVMIsConstant(scalar)) { /* folding insert + shuffle costs more (lowering time) */
+        LLVMValueRef e[W];
+        for (uint32_t i = 0; i < W; i++)
+            e[i] = scalar;
+        return LLVMConstVector(e, W);
+    }
     LLVMTypeRef vt = vec_of(LLVMTypeOf(scalar));
     LLVMValueRef undef = LLVMGetPoison(vt);
     LLVMValueRef one = LLVMBuildInsertElement(L->b, undef, scalar, const_i32(L, 0), "");
@@ -280,7 +286,18 @@ static char *prefixed_symbol(const char *prefix, const char *name)
     return s;
 }
 
-static char *entry_symbol(const char *name) { return prefixed_symbol("ptxjit.entry.", name); }
+/* A kernel specialized for a block shape gets its own symbol, so that its
+ * versions can live in one JIT unit. */
+static char *entry_symbol(const lw *L, const char *name)
+{
+    const uint32_t *n = L->opts.ntid;
+    if (!n[0])
+        return prefixed_symbol("ptxjit.entry.", name);
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "ptxjit.entry.%ux%ux%u.", n[0], n[1] ? n[1] : 1,
+             n[2] ? n[2] : 1);
+    return prefixed_symbol(prefix, name);
+}
 
 /* Remembers an exported variable for lower_result.globals. */
 static void record_global(lw *L, const ptx_var *v, char *sym, uint64_t size)
@@ -301,10 +318,27 @@ static void record_global(lw *L, const ptx_var *v, char *sym, uint64_t size)
         (lower_global){.var = v, .symbol = sym, .size = size, .is_const = v->space == PTX_SP_CONST};
 }
 
+/* With one kernel lowered (lower_options.kernel), the module's variables
+ * live in another object, one storage per loaded module shared by all its
+ * kernels: here they are declarations, resolved when the JIT links the
+ * kernel's object.  Same names in the same order as the definitions, so
+ * that a clash is renamed the same way. */
+static void declare_module_var(lw *L, const ptx_var *v, uint64_t size)
+{
+    char *sym = prefixed_symbol(LOWER_VAR_PREFIX, v->name);
+    LLVMValueRef g = LLVMAddGlobal(L->mod, LLVMArrayType2(L->i8, size), sym ? sym : v->name);
+    LLVMSetAlignment(g, var_align(v) < 16 ? 16 : var_align(v));
+    free(sym);
+    record_global(L, v, strdup(LLVMGetValueName(g)), size);
+    ptrmap_put(&L->globals, v, g);
+}
+
 static void lower_module_var(lw *L, const ptx_var *v)
 {
     uint64_t size = var_size(v);
     if (v->space == PTX_SP_SHARED) {
+        if (ptrmap_get(&L->shared_off, v))
+            return; /* laid out up front (layout_function_shared) */
         uint32_t align = var_align(v) < 16 ? 16 : var_align(v);
         if (v->linkage & PTX_LINK_EXTERN) { /* dynamic shared memory */
             if (align > L->dyn_smem_align)
@@ -323,6 +357,10 @@ static void lower_module_var(lw *L, const ptx_var *v)
     }
     if (v->linkage & PTX_LINK_EXTERN) {
         lw_error(L, v->loc, ".extern variable '%s' needs linking, not supported yet", v->name);
+        return;
+    }
+    if (L->opts.kernel) {
+        declare_module_var(L, v, size);
         return;
     }
     flat_init fi = {.bytes = calloc(1, size ? size : 1), .size = size};
@@ -393,7 +431,7 @@ static void declare_function(lw *L, const ptx_func *f)
     LLVMValueRef fnv;
     if (f->is_entry) {
         LLVMTypeRef p[2] = {L->ptr, L->i32};
-        char *sym = entry_symbol(f->name);
+        char *sym = entry_symbol(L, f->name);
         fnv = LLVMAddFunction(L->mod, sym, LLVMFunctionType(L->voidt, p, 2, false));
         free(sym);
     } else {
@@ -645,6 +683,92 @@ static uint32_t lower_function(lw *L, const ptx_func *f)
     return frame_size;
 }
 
+/* ---- one kernel (lower_options.kernel) ---- */
+
+static void mark_needed(const ptx_module *m, ptrmap *need, const ptx_func *f);
+
+static void mark_operand(const ptx_module *m, ptrmap *need, const ptx_operand *o)
+{
+    if (o->func)
+        mark_needed(m, need, o->func);
+    for (uint32_t i = 0; i < o->nelems; i++)
+        mark_operand(m, need, &o->elems[i]);
+}
+
+/* Marks f and every function it calls or takes the address of.  A
+ * prototype and the definition of the same name are one function. */
+static void mark_needed(const ptx_module *m, ptrmap *need, const ptx_func *f)
+{
+    if (ptrmap_get(need, f))
+        return;
+    ptrmap_put(need, f, (void *)1);
+    for (uint32_t i = 0; i < m->nitems; i++)
+        if (m->items[i].kind == PTX_ITEM_FUNC && !strcmp(m->items[i].func->name, f->name))
+            mark_needed(m, need, m->items[i].func);
+    for (uint32_t i = 0; i < f->nbody; i++) {
+        const ptx_stmt *s = &f->body[i];
+        for (uint32_t k = 0; s->kind == PTX_STMT_INSTR && k < s->instr->nopds; k++)
+            mark_operand(m, need, &s->instr->opds[k]);
+        for (uint32_t k = 0; s->kind == PTX_STMT_CALLTARGETS && k < s->ntargets; k++)
+            mark_operand(m, need, &s->targets[k]);
+    }
+}
+
+/* Functions named by a variable's initializer (tables of function
+ * addresses). */
+static void mark_init(const ptx_module *m, ptrmap *need, const ptx_init *in)
+{
+    for (uint32_t i = 0; in->kind == PTX_INIT_LIST && i < in->nelems; i++)
+        mark_init(m, need, in->elems[i]);
+    if (in->kind != PTX_INIT_SYM && in->kind != PTX_INIT_GENERIC)
+        return;
+    for (uint32_t i = 0; i < m->nitems; i++)
+        if (m->items[i].kind == PTX_ITEM_FUNC && !strcmp(m->items[i].func->name, in->sym))
+            mark_needed(m, need, m->items[i].func);
+}
+
+/* The functions to lower: all; or the kernel asked for and what it needs
+ * (.func bodies are internal, so each kernel's object has its own copy);
+ * or, for the variables alone, what their initializers refer to. */
+static void find_needed(lw *L, ptrmap *need)
+{
+    const ptx_module *m = L->m;
+    for (uint32_t i = 0; L->opts.variables_only && i < m->nitems; i++)
+        if (m->items[i].kind == PTX_ITEM_VAR && m->items[i].var->init)
+            mark_init(m, need, m->items[i].var->init);
+    if (!L->opts.kernel)
+        return;
+    for (uint32_t i = 0; i < m->nitems; i++) {
+        const ptx_func *f = m->items[i].func;
+        if (m->items[i].kind == PTX_ITEM_FUNC && f->is_entry && f->has_body &&
+            !strcmp(f->name, L->opts.kernel)) {
+            mark_needed(m, need, f);
+            return;
+        }
+    }
+    lw_error(L, (ptx_loc){1, 1}, "no kernel named '%s'", L->opts.kernel);
+}
+
+static bool wanted(const lw *L, const ptrmap *need, const ptx_func *f)
+{
+    return (!L->opts.kernel && !L->opts.variables_only) || ptrmap_get(need, f);
+}
+
+/* Function-scope .shared variables are laid out before any body, in module
+ * order, whichever functions are lowered: a kernel lowered alone sees the
+ * shared window (and dynamic shared offset) of the module's metadata. */
+static void layout_function_shared(lw *L)
+{
+    for (uint32_t i = 0; i < L->m->nitems; i++) {
+        const ptx_func *f = L->m->items[i].func;
+        if (L->m->items[i].kind != PTX_ITEM_FUNC || !f->has_body)
+            continue;
+        for (uint32_t k = 0; k < f->nbody; k++)
+            if (f->body[k].kind == PTX_STMT_VAR && f->body[k].var->space == PTX_SP_SHARED)
+                lower_module_var(L, f->body[k].var);
+    }
+}
+
 static void init_types(lw *L)
 {
     L->i1 = LLVMInt1TypeInContext(L->ctx);
@@ -681,30 +805,34 @@ uint32_t lower_module(const ptx_module *m, LLVMContextRef ctx, LLVMTargetMachine
     L.dyn_smem_align = 16;
     lower_math_init(&L, tm);
     bool barriers = module_waits_for_warps(m);
+    ptrmap need = {0};
+    find_needed(&L, &need);
     uint32_t nkernels = 0;
     for (uint32_t i = 0; i < m->nitems; i++) {
         const ptx_item *it = &m->items[i];
         if (it->kind == PTX_ITEM_VAR)
             lower_module_var(&L, it->var);
-        else if (it->kind == PTX_ITEM_FUNC && it->func->has_body) {
+        else if (it->kind != PTX_ITEM_FUNC || !wanted(&L, &need, it->func))
+            continue;
+        else if (it->func->has_body) {
             declare_function(&L, it->func);
             nkernels += it->func->is_entry;
-        } else if (it->kind == PTX_ITEM_FUNC && !it->func->has_body &&
-                   !(it->func->linkage & PTX_LINK_EXTERN)) {
+        } else if (!(it->func->linkage & PTX_LINK_EXTERN)) {
             declare_function(&L, it->func);
         }
     }
+    layout_function_shared(&L);
     out->kernels = calloc(nkernels ? nkernels : 1, sizeof *out->kernels);
     for (uint32_t i = 0; i < m->nitems && !L.errors; i++) {
         const ptx_func *f = m->items[i].func;
-        if (m->items[i].kind != PTX_ITEM_FUNC || !f->has_body)
+        if (m->items[i].kind != PTX_ITEM_FUNC || !f->has_body || !wanted(&L, &need, f))
             continue;
         uint32_t frame_size = lower_function(&L, f);
         if (f->is_entry) {
             lower_kernel *k = &out->kernels[out->nkernels++];
             k->func = f;
             k->frame_size = frame_size;
-            k->symbol = entry_symbol(f->name);
+            k->symbol = entry_symbol(&L, f->name);
             memcpy(k->ntid, L.opts.ntid, sizeof k->ntid);
         }
     }
@@ -718,12 +846,14 @@ uint32_t lower_module(const ptx_module *m, LLVMContextRef ctx, LLVMTargetMachine
         out->kernels[i].uses_barriers = barriers && !out->kernels[i].frame_size;
     }
     char *msg = NULL;
-    if (!L.errors && LLVMVerifyModule(L.mod, LLVMReturnStatusAction, &msg)) {
+    if (!L.errors && !L.opts.skip_verify &&
+        LLVMVerifyModule(L.mod, LLVMReturnStatusAction, &msg)) {
         lw_error(&L, (ptx_loc){1, 1}, "internal error: invalid LLVM IR: %.300s", msg);
     }
     LLVMDisposeMessage(msg);
     msg = NULL;
-    if (!L.errors) { /* needs valid IR: it runs passes */
+    if (!L.errors && !L.opts.skip_verify) { /* needs valid IR: it runs passes (a load's lowering for
+                                              * its errors alone needs no shapes) */
         lower_shapes(&L, tm);
         if (LLVMVerifyModule(L.mod, LLVMReturnStatusAction, &msg))
             lw_error(&L, (ptx_loc){1, 1}, "internal error: invalid LLVM IR after address shapes: %.300s", msg);
@@ -733,6 +863,7 @@ uint32_t lower_module(const ptx_module *m, LLVMContextRef ctx, LLVMTargetMachine
     ptrmap_free(&L.globals);
     ptrmap_free(&L.shared_off);
     ptrmap_free(&L.funcs);
+    ptrmap_free(&need);
     if (L.errors) {
         for (uint32_t i = 0; i < L.nglobals; i++)
             free(L.globals_out[i].symbol);

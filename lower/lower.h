@@ -14,8 +14,13 @@
 /* What lowering may assume about the launch.  A zero field is unknown:
  * the code then works for any value. */
 typedef struct lower_options {
-    const char *kernel;      /* lower only this .entry (NULL: every one) */
+    const char *kernel;      /* lower only this .entry and the .funcs it needs
+                                (NULL: every one); module variables are then
+                                declarations, defined by another object */
     uint32_t ntid[3];        /* the block shape the code is specialized for */
+    bool skip_verify;        /* the caller only wants the errors and metadata */
+    bool variables_only;     /* lower the module's variables (defined) and the
+                                functions their initializers name, no kernel */
 } lower_options;
 
 typedef struct lower_kernel {

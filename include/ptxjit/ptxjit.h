@@ -27,12 +27,19 @@ typedef enum ptxjit_cache_result {
     PTXJIT_CACHE_HIT,     /* loaded from the cache: no parse, no LLVM */
 } ptxjit_cache_result;
 
-/* Seconds spent in each stage of ptxjit_load.  On a cache hit parse,
- * lower, optimize and codegen are 0. */
+/* Seconds spent in each stage.  ptxjit_load reports the load: parsing,
+ * checking and lowering the whole module (so that its errors show at
+ * load), and compiling its variables.  A kernel is compiled (optimize,
+ * codegen) or fetched from the cache when first launched, and again for
+ * each block shape it is specialized for: ptxjit_module_stats adds those
+ * to the load's figures.  On a cache hit parse, lower, optimize and
+ * codegen are 0 unless a kernel had to be compiled. */
 typedef struct ptxjit_stats {
     double parse, lower, optimize, codegen, load;
     double cache;                     /* key, lookup, decompression, store */
-    ptxjit_cache_result cache_result;
+    ptxjit_cache_result cache_result; /* of the module (its kernels: below) */
+    uint32_t kernels_compiled;        /* kernel versions compiled by LLVM */
+    uint32_t kernels_cached;          /* kernel versions loaded from the cache */
 } ptxjit_stats;
 
 typedef enum ptxjit_status {
@@ -73,15 +80,24 @@ ptxjit_status ptxjit_set_cache(ptxjit_ctx *ctx, const ptxjit_cache_opts *opts);
  * until the next ptxjit_set_cache. */
 const char *ptxjit_cache_dir(const ptxjit_ctx *ctx);
 
-/* Parses, checks, lowers and compiles a PTX module, or loads the object
- * compiled earlier for the same PTX from the cache.  On failure returns
- * NULL and, if log is non-NULL, *log receives the diagnostics as
- * "name:line:col: error: ..." lines (free() it). */
+/* Parses, checks and lowers a PTX module and compiles its variables, or
+ * loads what an earlier load of the same PTX stored in the cache.  Its
+ * kernels are compiled when first launched (each once, whatever the
+ * number of threads launching it).  On failure returns NULL and, if log
+ * is non-NULL, *log receives the diagnostics as "name:line:col: error:
+ * ..." lines (free() it). */
 ptxjit_module *ptxjit_load(ptxjit_ctx *ctx, const char *ptx, size_t len, const char *name,
                            char **log, ptxjit_stats *stats);
+/* Builds every kernel's generic code now (from the cache, or compiling
+ * several kernels at once, one thread per worker) instead of at each
+ * kernel's first launch: for programs that would rather pay at load.
+ * PTXJIT_OK, or the first failure with its message in err (the other
+ * kernels are built all the same). */
+ptxjit_status ptxjit_module_compile(ptxjit_module *m, char *err, size_t errlen);
 /* Frees the module's code and variables; its kernels must not be running. */
 void ptxjit_module_unload(ptxjit_module *m);
-/* The stage timings of the ptxjit_load that produced m. */
+/* The stage timings of the ptxjit_load that produced m, plus those of
+ * every kernel version compiled or loaded from the cache for it since. */
 ptxjit_stats ptxjit_module_stats(const ptxjit_module *m);
 
 #define PTXJIT_MAX_DIMS 4
@@ -144,9 +160,21 @@ typedef struct ptxjit_launch_cfg {
 } ptxjit_launch_cfg;
 
 /* Runs a kernel to completion.  Kernel faults are contained: the status
- * says what happened and err names the kernel. */
+ * says what happened and err names the kernel.  The first launch of a
+ * kernel compiles it (PTXJIT_ERR_PTX with the reason in err if that
+ * fails).  A launch may use code specialized for its block shape:
+ * PTXJIT_SPECIALIZE=0 in the environment turns that off, =always
+ * specializes every shape at its first launch (the default decides by
+ * the work launched, see README). */
 ptxjit_status ptxjit_launch(ptxjit_ctx *ctx, const ptxjit_kernel *k, const ptxjit_launch_cfg *cfg,
                             char *err, size_t errlen);
+
+/* Builds the code that a launch of k with this block shape would use,
+ * now (what its first launch would do): the time of a launch after it is
+ * the kernel's alone.  PTXJIT_OK, PTXJIT_ERR_INVALID for a block the
+ * kernel's bounds refuse, PTXJIT_ERR_PTX with the reason in err. */
+ptxjit_status ptxjit_kernel_compile(const ptxjit_kernel *k, const uint32_t block[3], char *err,
+                                    size_t errlen);
 
 /* A cooperative launch (cuLaunchCooperativeKernel): every block runs at
  * once, so grid-wide barriers (cg::this_grid().sync()) work; a grid larger

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 bool cu_module_valid(const struct CUmod_st *mod)
 {
@@ -130,6 +131,15 @@ struct CUmod_st *cu_module_new(struct CUctx_st *ctx, ptxjit_module *m, int ptx_v
 
 /* ---- loading --------------------------------------------------------------------------- */
 
+/* CUDA_MODULE_LOADING=EAGER compiles every kernel at load, as NVIDIA's
+ * driver then does; by default (LAZY, NVIDIA's default since CUDA 12.2) a
+ * kernel is compiled when first launched. */
+static bool eager_loading(void)
+{
+    const char *v = getenv("CUDA_MODULE_LOADING");
+    return v && !strcasecmp(v, "EAGER");
+}
+
 static char *info_log(const char *name, const ptxjit_module *m, const ptxjit_stats *st,
                       double ms, bool verbose)
 {
@@ -138,10 +148,12 @@ static char *info_log(const char *name, const ptxjit_module *m, const ptxjit_sta
     FILE *f = open_memstream(&buf, &size);
     if (!f)
         return NULL;
-    fprintf(f, "ptxjit: %s: %u kernel(s) compiled in %.3f ms (parse %.3f, lower %.3f, "
-               "optimize %.3f, codegen %.3f, load %.3f ms)\n",
+    fprintf(f, "ptxjit: %s: %u kernel(s) loaded in %.3f ms (parse %.3f, lower %.3f, "
+               "optimize %.3f, codegen %.3f, load %.3f ms; %u kernel(s) compiled, %u from the "
+               "cache)\n",
             name, ptxjit_kernel_count(m), ms, st->parse * 1e3, st->lower * 1e3,
-            st->optimize * 1e3, st->codegen * 1e3, st->load * 1e3);
+            st->optimize * 1e3, st->codegen * 1e3, st->load * 1e3, st->kernels_compiled,
+            st->kernels_cached);
     for (uint32_t i = 0; verbose && i < ptxjit_kernel_count(m); i++) {
         const ptxjit_kernel_info *k = ptxjit_kernel_info_of(ptxjit_kernel_at(m, i));
         fprintf(f, "ptxjit: %s: kernel '%s': %u parameter bytes, %u bytes of static shared "
@@ -172,6 +184,15 @@ CUresult cu_module_load(struct CUctx_st *ctx, const void *image, size_t size, co
         if (!m)
             r = log ? CUDA_ERROR_INVALID_PTX : CUDA_ERROR_OUT_OF_MEMORY;
     }
+    char err[1024];
+    if (m && eager_loading() && ptxjit_module_compile(m, err, sizeof err)) {
+        why = strdup(err);
+        ptxjit_module_unload(m);
+        m = NULL;
+        r = CUDA_ERROR_INVALID_PTX;
+    }
+    if (m)
+        st = ptxjit_module_stats(m);
     struct CUmod_st *mod = NULL;
     if (m && !(mod = cu_module_new(ctx, m, cu_ptx_directive_version(ptx, len, ".version"),
                                 cu_ptx_directive_version(ptx, len, ".target"))))
@@ -281,7 +302,7 @@ CUresult cuModuleGetLoadingMode(CUmoduleLoadingMode *mode)
         return r;
     if (!mode)
         return CUDA_ERROR_INVALID_VALUE;
-    *mode = CU_MODULE_EAGER_LOADING;
+    *mode = eager_loading() ? CU_MODULE_EAGER_LOADING : CU_MODULE_LAZY_LOADING;
     return CUDA_SUCCESS;
 }
 

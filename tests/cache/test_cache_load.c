@@ -1,6 +1,7 @@
 /* test_cache_load.c - the compiled-code cache through the pipeline
- * (ptxjit_load): a hit loads without parsing or LLVM and runs correctly
- * (checked against a C reference); every key input changes the key;
+ * (ptxjit_load, and the kernel's first launch): a hit loads without
+ * parsing or LLVM and runs correctly (checked against a C reference), its
+ * kernel from an entry of its own; every key input changes the key;
  * every kind of damaged entry is reported once, deleted, recompiled;
  * least-recently-used eviction; an unwritable directory costs one warning;
  * PTXJIT_DUMP_* bypasses the cache; per-context settings. */
@@ -28,6 +29,7 @@
 
 static jit_engine *engine; /* for computing keys as the pipeline does */
 static char *dir;          /* each test's cache directory */
+static ptxjit_stats ran;   /* load_check's module after its kernel ran */
 
 static int setup(void **state)
 {
@@ -36,6 +38,8 @@ static int setup(void **state)
     unsetenv("PTXJIT_CACHE_DISABLE");
     unsetenv("PTXJIT_CACHE_MAXSIZE");
     unsetenv("PTXJIT_DEBUG");
+    /* generic kernels: one entry per module's kernel, whatever the policy */
+    setenv("PTXJIT_SPECIALIZE", "0", 1);
     engine = jit_create(NULL, 0, err, sizeof err);
     return engine ? 0 : -1;
 }
@@ -74,7 +78,8 @@ static ptxjit_ctx *ctx_with_cache(const char *d, uint64_t max)
 }
 
 /* Loads variant (k, bias), checks the cache result and the kernel against
- * the C reference, and unloads it. */
+ * the C reference, and unloads it.  The kernel, compiled at its launch,
+ * comes from the cache or from LLVM: its figures add to the load's. */
 static ptxjit_stats load_check(ptxjit_ctx *c, uint32_t k, uint32_t bias,
                                ptxjit_cache_result want)
 {
@@ -91,9 +96,13 @@ static ptxjit_stats load_check(ptxjit_ctx *c, uint32_t k, uint32_t bias,
         assert_null(ptxjit_kernel_decl(kern)); /* nothing was parsed */
     else
         assert_non_null(ptxjit_kernel_decl(kern));
-    ptxjit_stats again = ptxjit_module_stats(m); /* the same figures, kept */
-    assert_true(again.parse == st.parse && again.codegen == st.codegen &&
-                again.cache == st.cache && again.cache_result == st.cache_result);
+    ptxjit_stats again = ptxjit_module_stats(m);
+    assert_true(again.parse >= st.parse && again.codegen >= st.codegen &&
+                again.cache >= st.cache && again.cache_result == st.cache_result);
+    assert_int_equal(again.kernels_compiled + again.kernels_cached, 1);
+    if (want == PTXJIT_CACHE_OFF)
+        assert_int_equal(again.kernels_compiled, 1);
+    ran = again;
     ptxjit_module_unload(m);
     free(ptx);
     return st;
@@ -122,10 +131,15 @@ static void test_hit_skips_compiler(void **state)
     ptxjit_stats st = load_check(c, 3, 7, PTXJIT_CACHE_MISS);
     assert_true(st.parse > 0 && st.lower > 0 && st.optimize > 0 && st.codegen > 0);
     assert_true(st.cache > 0);
+    assert_int_equal(ran.kernels_compiled, 1);
     st = load_check(c, 3, 7, PTXJIT_CACHE_HIT);
-    /* no parse, no lowering, no LLVM: the stages never ran */
+    /* no parse, no lowering, no LLVM: the stages never ran, not even for
+     * the kernel's launch */
     assert_true(st.parse == 0 && st.lower == 0 && st.optimize == 0 && st.codegen == 0);
     assert_true(st.load > 0 && st.cache > 0);
+    assert_true(ran.parse == 0 && ran.lower == 0 && ran.optimize == 0 && ran.codegen == 0);
+    assert_int_equal(ran.kernels_compiled, 0);
+    assert_int_equal(ran.kernels_cached, 1);
     /* another context (as another process would) hits too */
     ptxjit_ctx *c2 = ctx_with_cache(dir, 0);
     load_check(c2, 3, 7, PTXJIT_CACHE_HIT);
@@ -143,12 +157,12 @@ static void test_hit_skips_compiler(void **state)
     ptxjit_module_unload(m1);
     ptxjit_module_unload(m2);
     free(ptx);
-    /* a variant is another entry */
+    /* a variant is other entries (the module's, its kernel's) */
     load_check(c, 4, 7, PTXJIT_CACHE_MISS);
     load_check(c, 3, 8, PTXJIT_CACHE_MISS);
     cache_usage u;
     assert_int_equal(cache_usage_of(dir, &u), 0);
-    assert_int_equal(u.entries, 3);
+    assert_int_equal(u.entries, 6);
     assert_int_equal(u.hits, 4);
     assert_int_equal(u.misses, 3);
     ptxjit_destroy(c2);
@@ -361,38 +375,114 @@ static void test_damaged_entries(void **state)
 
 /* ---- eviction ---- */
 
+/* The path of the entry of variant (k, bias)'s kernel compiled for block
+ * shape ntid (0s: generic). */
+static char *kernel_path_of(const char *d, uint32_t k, uint32_t bias, const uint32_t ntid[3])
+{
+    char *ptx = ck_ptx(k, bias), hex[CACHE_KEY_HEX + 1], *p;
+    module_key_inputs in;
+    cache_key key, kkey;
+    module_key_inputs_of(engine, ptx, strlen(ptx), &in);
+    module_key(&in, &key);
+    kernel_key(&key, "scale", ntid, &kkey);
+    cache_key_hex(&kkey, hex);
+    assert_true(asprintf(&p, "%s/%s.pjc", d, hex) > 0);
+    free(ptx);
+    return p;
+}
+
 static void test_eviction_lru(void **state)
 {
     (void)state;
-    char *a = path_of(dir, 1, 0), *b = path_of(dir, 2, 0), *cc = path_of(dir, 3, 0);
+    static const uint32_t generic[3] = {0, 0, 0};
+    char *mod[3], *kern[3];
+    for (uint32_t i = 0; i < 3; i++) {
+        mod[i] = path_of(dir, i + 1, 0);
+        kern[i] = kernel_path_of(dir, i + 1, 0, generic);
+    }
     /* the entries' sizes (deterministic: same PTX, same bytes) */
     ptxjit_ctx *c = ctx_with_cache(dir, 0);
-    load_check(c, 1, 0, PTXJIT_CACHE_MISS);
-    load_check(c, 2, 0, PTXJIT_CACHE_MISS);
-    load_check(c, 3, 0, PTXJIT_CACHE_MISS);
-    uint64_t total = ct_file_size(a) + ct_file_size(b) + ct_file_size(cc);
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < 3; i++) {
+        load_check(c, i + 1, 0, PTXJIT_CACHE_MISS);
+        total += ct_file_size(mod[i]) + ct_file_size(kern[i]);
+    }
     ptxjit_destroy(c);
     uint64_t removed;
     assert_int_equal(cache_clear(dir, &removed), 0);
-    assert_int_equal(removed, 3);
-    /* room for any two of the three */
+    assert_int_equal(removed, 6);
+    /* room for all but one byte: the last store evicts the least recently
+     * used entry */
     c = ctx_with_cache(dir, total - 1);
     load_check(c, 1, 0, PTXJIT_CACHE_MISS);
     load_check(c, 2, 0, PTXJIT_CACHE_MISS);
-    ct_set_mtime(a, 1000000);
-    ct_set_mtime(b, 2000000);
-    load_check(c, 1, 0, PTXJIT_CACHE_HIT); /* a becomes the most recently used */
-    load_check(c, 3, 0, PTXJIT_CACHE_MISS); /* storing it evicts b */
-    assert_true(ct_file_exists(a));
-    assert_false(ct_file_exists(b));
-    assert_true(ct_file_exists(cc));
+    ct_set_mtime(mod[0], 1000000);
+    ct_set_mtime(kern[0], 1000000);
+    ct_set_mtime(mod[1], 2000000);
+    ct_set_mtime(kern[1], 3000000);
+    load_check(c, 1, 0, PTXJIT_CACHE_HIT); /* variant 1 becomes the most recently used */
+    assert_int_equal(ran.kernels_cached, 1);
+    load_check(c, 3, 0, PTXJIT_CACHE_MISS); /* storing its kernel evicts variant 2's module */
+    for (uint32_t i = 0; i < 3; i++) {
+        assert_int_equal(ct_file_exists(mod[i]), i != 1);
+        assert_true(ct_file_exists(kern[i]));
+    }
     load_check(c, 1, 0, PTXJIT_CACHE_HIT);
     load_check(c, 3, 0, PTXJIT_CACHE_HIT);
     load_check(c, 2, 0, PTXJIT_CACHE_MISS);
+    /* storing its module evicted its kernel's entry, the least recently used */
+    assert_int_equal(ran.kernels_compiled, 1);
     ptxjit_destroy(c);
-    free(a);
-    free(b);
-    free(cc);
+    for (uint32_t i = 0; i < 3; i++) {
+        free(mod[i]);
+        free(kern[i]);
+    }
+}
+
+/* A kernel's entry: damaged, or holding something else (here the
+ * module's entry), it is reported once, deleted and compiled again; each
+ * block shape a kernel is specialized for has an entry of its own. */
+static void test_kernel_entries(void **state)
+{
+    (void)state;
+    static const uint32_t generic[3] = {0, 0, 0}, shape[3] = {128, 1, 1};
+    char *kern = kernel_path_of(dir, 7, 1, generic), *mod = path_of(dir, 7, 1);
+    ptxjit_ctx *c = ctx_with_cache(dir, 0);
+    load_check(c, 7, 1, PTXJIT_CACHE_MISS);
+    assert_true(ct_file_exists(kern));
+    setenv("PTXJIT_DEBUG", "cache", 1);
+    for (int d = 0; d < 2; d++) {
+        size_t n;
+        unsigned char *e = read_all(d ? mod : kern, &n);
+        ct_write_file(kern, e, d ? n : n / 2); /* cut in half; another entry */
+        free(e);
+        ct_capture_begin();
+        load_check(c, 7, 1, PTXJIT_CACHE_HIT);
+        char *err = ct_capture_end();
+        assert_int_equal(ran.kernels_compiled, 1);
+        if (ct_count_lines(err, "bad entry") != 1)
+            fail_msg("kernel entry %s: want one report, got:\n%s", d ? "of a module" : "cut",
+                     err);
+        free(err);
+        load_check(c, 7, 1, PTXJIT_CACHE_HIT); /* stored again */
+        assert_int_equal(ran.kernels_cached, 1);
+    }
+    unsetenv("PTXJIT_DEBUG");
+    ptxjit_destroy(c);
+    /* the launch's shape (ck_check: 128 x 1 x 1) is another entry */
+    setenv("PTXJIT_SPECIALIZE", "always", 1);
+    c = ctx_with_cache(dir, 0);
+    setenv("PTXJIT_SPECIALIZE", "0", 1);
+    load_check(c, 7, 1, PTXJIT_CACHE_HIT);
+    assert_int_equal(ran.kernels_compiled, 1);
+    char *spec = kernel_path_of(dir, 7, 1, shape);
+    assert_true(ct_file_exists(spec));
+    load_check(c, 7, 1, PTXJIT_CACHE_HIT);
+    assert_int_equal(ran.kernels_cached, 1);
+    ptxjit_destroy(c);
+    free(spec);
+    free(kern);
+    free(mod);
 }
 
 /* ---- unwritable directory, dumps, settings ---- */
@@ -465,7 +555,7 @@ static void test_settings(void **state)
     load_check(c, 1, 1, PTXJIT_CACHE_OFF);
     unsetenv("PTXJIT_CACHE_DISABLE");
     /* PTXJIT_CACHE_MAXSIZE: entries larger than the bound are not kept */
-    setenv("PTXJIT_CACHE_MAXSIZE", "1K", 1);
+    setenv("PTXJIT_CACHE_MAXSIZE", "100", 1);
     assert_int_equal(ptxjit_set_cache(c, NULL), PTXJIT_OK);
     load_check(c, 2, 1, PTXJIT_CACHE_MISS);
     load_check(c, 2, 1, PTXJIT_CACHE_MISS);
@@ -488,7 +578,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         T(test_hit_skips_compiler), T(test_errors_not_cached), T(test_key_inputs),
         T(test_damaged_entries),    T(test_eviction_lru),      T(test_unwritable_dir),
-        T(test_dump_bypasses),      T(test_settings),
+        T(test_dump_bypasses),      T(test_settings),          T(test_kernel_entries),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

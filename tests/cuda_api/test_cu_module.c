@@ -160,6 +160,21 @@ static void test_jit_logs(void **state)
     memcpy(&ms, &vals[4], sizeof ms);
     assert_true(ms > 0.0f);
     CU_OK(cuModuleUnload(m));
+    /* lazy loading by default: kernels compile when first launched, or
+     * all at load with CUDA_MODULE_LOADING=EAGER (as NVIDIA's driver) */
+    CUmoduleLoadingMode mode;
+    CU_OK(cuModuleGetLoadingMode(&mode));
+    assert_int_equal(mode, CU_MODULE_LAZY_LOADING);
+    setenv("CUDA_MODULE_LOADING", "EAGER", 1);
+    CU_OK(cuModuleGetLoadingMode(&mode));
+    assert_int_equal(mode, CU_MODULE_EAGER_LOADING);
+    vals[1] = (void *)(uintptr_t)sizeof info;
+    vals[3] = (void *)(uintptr_t)sizeof error;
+    CU_OK(cuModuleLoadDataEx(&m, ptx, 7, opts, vals));
+    unsetenv("CUDA_MODULE_LOADING");
+    assert_true(strstr(info, "9 kernel(s) compiled, 0 from the cache") ||
+                strstr(info, "0 kernel(s) compiled, 9 from the cache"));
+    CU_OK(cuModuleUnload(m));
     /* a small buffer is filled and terminated, never overrun */
     char tiny[8] = "zzzzzzz";
     CUjit_option o2[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};

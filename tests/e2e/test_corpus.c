@@ -59,6 +59,9 @@ static void load_file(size_t i)
         return;
     }
     mods[i].m = ptxjit_load(ctxs[i % 2], src, len, files[i], &log, NULL);
+    char err[512];
+    if (mods[i].m) /* compile here, in the loading threads (a failure shows at launch) */
+        ptxjit_module_compile(mods[i].m, err, sizeof err);
     if (!mods[i].m)
         snprintf(mods[i].why, sizeof mods[i].why, "%.*s", (int)strcspn(log ? log : "?", "\n"),
                  log ? log : "?");

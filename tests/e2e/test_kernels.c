@@ -107,6 +107,9 @@ static void load_entry(modent *e)
     }
     e->m = ptxjit_load(ctxs[e->ctx], src, len, e->file, &log, NULL);
     free(src);
+    char err[512];
+    if (e->m) /* compile here, in the preload's threads (a failure shows at launch) */
+        ptxjit_module_compile(e->m, err, sizeof err);
     if (!e->m) {
         const char *l = log ? log : "(no log)";
         size_t n = strcspn(l, "\n");
