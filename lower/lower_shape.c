@@ -479,8 +479,10 @@ static shape *analyze(analysis *A, LLVMValueRef v)
     }
     A->depth--;
     s->state = ok ? (s->cyc ? S_PENDING : S_KNOWN) : S_UNKNOWN;
-    /* what was built meanwhile may have assumed this value (a cycle) */
-    for (unsigned i = mark; !ok && i < A->nlog; i++)
+    /* what was built meanwhile may have assumed this value, if it is one
+     * the analysis of a cycle skips or assumes (a phi, a frame reload) */
+    bool assumable = LLVMIsAPHINode(v) || LLVMIsALoadInst(v);
+    for (unsigned i = mark; !ok && assumable && i < A->nlog; i++)
         A->log[i]->state = S_UNKNOWN;
     if (!A->depth)
         resolve(A, mark - 1);

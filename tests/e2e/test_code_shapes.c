@@ -1,0 +1,275 @@
+/* test_code_shapes.c - the code shapes of the fast paths, against C
+ * references: barriers that return to the runtime (resumable warps) in a
+ * CTA-uniform loop, behind thread-dependent branches, with bar.red and with
+ * many warps, the fiber fallback for a barrier next to .local memory, and
+ * addresses whose lane pattern is known at compile time (a 16x16 block's
+ * rows: a broadcast per row, one run of 16 read twice, runs stored at two
+ * offsets) under full and partial masks, in 1D/2D/3D blocks whose sizes are
+ * not multiples of 32.  Each kernel runs with code specialized for its
+ * block shape and with the generic code (PTXJIT_SPECIALIZE). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "ptxjit/ptxjit.h"
+
+#define HEADER ".version 7.0\n.target sm_80\n.address_size 64\n"
+
+/* out[tid] = sum over i < n of (tid + i) % 7, accumulated in shared memory
+ * across a barrier per iteration of a loop whose trip count is a parameter
+ * (CTA-uniform); odd threads take a different path to each barrier. */
+static const char loop_src[] = HEADER
+    ".visible .entry loop_barrier(.param .u64 out, .param .u32 n)\n{\n"
+    "  .reg .pred %p<4>; .reg .b32 %r<16>; .reg .b64 %rd<8>;\n"
+    "  .shared .align 4 .b8 acc[4096];\n"
+    "  ld.param.u64 %rd1, [out]; ld.param.u32 %r1, [n];\n"
+    "  mov.u32 %r2, %tid.x; mov.u32 %r3, %ntid.x; shl.b32 %r4, %r2, 2; mov.u32 %r5, acc;\n"
+    "  add.s32 %r6, %r5, %r4; mov.u32 %r7, 0; st.shared.u32 [%r6], %r7; mov.u32 %r8, 0;\n"
+    "  setp.eq.u32 %p1, %r1, 0; @%p1 bra DONE;\n"
+    "LOOP:\n"
+    "  add.s32 %r9, %r2, %r8; rem.u32 %r10, %r9, 7;\n"
+    "  and.b32 %r11, %r2, 1; setp.eq.u32 %p2, %r11, 0; @%p2 bra EVEN;\n"
+    "  ld.shared.u32 %r12, [%r6]; add.s32 %r12, %r12, %r10; st.shared.u32 [%r6], %r12;\n"
+    "  barrier.sync 0; bra NEXT;\n"
+    "EVEN:\n"
+    "  add.s32 %r13, %r3, %r2; rem.u32 %r13, %r13, %r3; shl.b32 %r13, %r13, 2; add.s32 %r13, %r5, %r13;\n"
+    "  ld.shared.u32 %r12, [%r13]; add.s32 %r12, %r12, %r10; st.shared.u32 [%r13], %r12;\n"
+    "  barrier.sync 0;\n"
+    "NEXT:\n"
+    "  add.s32 %r8, %r8, 1; setp.lt.u32 %p3, %r8, %r1; @%p3 bra LOOP;\n"
+    "DONE:\n"
+    "  bar.sync 0; ld.shared.u32 %r14, [%r6];\n"
+    "  mul.wide.u32 %rd2, %r2, 4; add.s64 %rd3, %rd1, %rd2; st.global.u32 [%rd3], %r14;\n"
+    "  ret;\n}\n"
+    /* counts[ctaid] = number of threads with in[gid] > 0, through bar.red.popc
+     * after threads >= keep exited */
+    ".visible .entry red_after_exit(.param .u64 in, .param .u64 counts, .param .u32 keep)\n{\n"
+    "  .reg .pred %p<4>; .reg .b32 %r<12>; .reg .b64 %rd<8>;\n"
+    "  ld.param.u64 %rd1, [in]; ld.param.u64 %rd2, [counts]; ld.param.u32 %r1, [keep];\n"
+    "  mov.u32 %r2, %tid.x; setp.ge.u32 %p1, %r2, %r1; @%p1 exit;\n"
+    "  mov.u32 %r3, %ctaid.x; mov.u32 %r4, %ntid.x; mad.lo.s32 %r5, %r3, %r4, %r2;\n"
+    "  mul.wide.u32 %rd3, %r5, 4; add.s64 %rd4, %rd1, %rd3; ld.global.s32 %r6, [%rd4];\n"
+    "  setp.gt.s32 %p2, %r6, 0; bar.red.popc.u32 %r7, 0, %p2;\n"
+    "  setp.ne.u32 %p3, %r2, 0; @%p3 bra END;\n"
+    "  mul.wide.u32 %rd5, %r3, 4; add.s64 %rd6, %rd2, %rd5; st.global.u32 [%rd6], %r7;\n"
+    "END:\n  ret;\n}\n"
+    /* the same sum as loop_barrier through a .local array: fibers */
+    ".visible .entry local_and_barrier(.param .u64 out)\n{\n"
+    "  .local .align 4 .b8 buf[16]; .reg .b32 %r<8>; .reg .b64 %rd<8>;\n"
+    "  .shared .align 4 .b8 sh[4096];\n"
+    "  ld.param.u64 %rd1, [out]; mov.u32 %r1, %tid.x; mov.u64 %rd2, buf;\n"
+    "  st.local.u32 [%rd2], %r1; mov.u32 %r2, sh; shl.b32 %r3, %r1, 2; add.s32 %r4, %r2, %r3;\n"
+    "  st.shared.u32 [%r4], %r1; bar.sync 0;\n"
+    "  mov.u32 %r5, %ntid.x; add.s32 %r6, %r1, 1; rem.u32 %r6, %r6, %r5; shl.b32 %r6, %r6, 2;\n"
+    "  add.s32 %r6, %r2, %r6; ld.shared.u32 %r7, [%r6]; ld.local.u32 %r6, [%rd2]; add.s32 %r7, %r7, %r6;\n"
+    "  mul.wide.u32 %rd3, %r1, 4; add.s64 %rd4, %rd1, %rd3; st.global.u32 [%rd4], %r7;\n"
+    "  ret;\n}\n";
+
+/* C[ty][tx] = sum over k < 16 of A[ty][k] * B[k][tx] for one 16x16 tile,
+ * reading A and B straight from global memory (A: a broadcast per row of
+ * lanes, B: one run of 16 read by both rows of a warp), and D[ty][tx] =
+ * C[ty][tx] + 1 for tx < lim only (a partial mask); E is stored with a
+ * row stride of 80 bytes (two runs at different offsets per warp). */
+static const char tile_src[] = HEADER
+    ".visible .entry tile16(.param .u64 a, .param .u64 b, .param .u64 c, .param .u64 d,\n"
+    "    .param .u64 e, .param .u32 lim)\n{\n"
+    "  .reg .pred %p<4>; .reg .b32 %r<16>; .reg .f32 %f<8>; .reg .b64 %rd<24>;\n"
+    "  ld.param.u64 %rd1, [a]; ld.param.u64 %rd2, [b]; ld.param.u64 %rd3, [c];\n"
+    "  ld.param.u64 %rd4, [d]; ld.param.u64 %rd5, [e]; ld.param.u32 %r1, [lim];\n"
+    "  mov.u32 %r2, %tid.x; mov.u32 %r3, %tid.y;\n"
+    "  mul.wide.u32 %rd6, %r3, 64; add.s64 %rd7, %rd1, %rd6;\n"   /* &A[ty][0] */
+    "  mul.wide.u32 %rd8, %r2, 4; add.s64 %rd9, %rd2, %rd8;\n"    /* &B[0][tx] */
+    "  mov.f32 %f1, 0f00000000; mov.u32 %r4, 0;\n"
+    "K:\n"
+    "  mul.wide.u32 %rd10, %r4, 4; add.s64 %rd11, %rd7, %rd10; ld.global.f32 %f2, [%rd11];\n"
+    "  mul.wide.u32 %rd12, %r4, 64; add.s64 %rd13, %rd9, %rd12; ld.global.f32 %f3, [%rd13];\n"
+    "  fma.rn.f32 %f1, %f2, %f3, %f1; add.s32 %r4, %r4, 1; setp.lt.u32 %p1, %r4, 16; @%p1 bra K;\n"
+    "  add.s64 %rd14, %rd6, %rd8; add.s64 %rd15, %rd3, %rd14; st.global.f32 [%rd15], %f1;\n"
+    "  setp.lt.u32 %p2, %r2, %r1; add.f32 %f4, %f1, 0f3F800000;\n"
+    "  add.s64 %rd16, %rd4, %rd14; @%p2 st.global.f32 [%rd16], %f4;\n"
+    "  mul.wide.u32 %rd17, %r3, 80; add.s64 %rd18, %rd17, %rd8; add.s64 %rd19, %rd5, %rd18;\n"
+    "  st.global.f32 [%rd19], %f1;\n"
+    "  ret;\n}\n"
+    /* out[linear] = tid.x + 100 tid.y + 10000 tid.z for any block shape */
+    ".visible .entry tids(.param .u64 out)\n{\n"
+    "  .reg .b32 %r<12>; .reg .b64 %rd<4>;\n"
+    "  ld.param.u64 %rd1, [out]; mov.u32 %r1, %tid.x; mov.u32 %r2, %tid.y; mov.u32 %r3, %tid.z;\n"
+    "  mov.u32 %r4, %ntid.x; mov.u32 %r5, %ntid.y; mad.lo.s32 %r6, %r3, %r5, %r2; mad.lo.s32 %r6, %r6, %r4, %r1;\n"
+    "  mad.lo.s32 %r7, %r2, 100, %r1; mad.lo.s32 %r7, %r3, 10000, %r7;\n"
+    "  mul.wide.u32 %rd2, %r6, 4; add.s64 %rd3, %rd1, %rd2; st.global.u32 [%rd3], %r7;\n"
+    "  ret;\n}\n";
+
+static ptxjit_ctx *ctx;
+
+static const ptxjit_kernel *kernel(const char *src, const char *name, ptxjit_module **m)
+{
+    char *log = NULL;
+    *m = ptxjit_load(ctx, src, strlen(src), "shapes.ptx", &log, NULL);
+    if (!*m)
+        fail_msg("did not load:\n%s", log ? log : "");
+    const ptxjit_kernel *k = ptxjit_kernel_get(*m, name);
+    assert_non_null(k);
+    return k;
+}
+
+static void run(const ptxjit_kernel *k, uint32_t gx, uint32_t bx, uint32_t by, uint32_t bz, void *params)
+{
+    char err[512];
+    ptxjit_launch_cfg cfg = {{gx, 1, 1}, {bx, by, bz}, 0, params, NULL};
+    if (ptxjit_launch(ctx, k, &cfg, err, sizeof err) != PTXJIT_OK)
+        fail_msg("%s", err);
+}
+
+static void test_barrier_in_uniform_loop(void **state)
+{
+    (void)state;
+    ptxjit_module *m;
+    const ptxjit_kernel *k = kernel(loop_src, "loop_barrier", &m);
+    assert_true(ptxjit_kernel_info_of(k)->frame_size > 0); /* resumable, no fibers */
+    static const uint32_t blocks[] = {32, 45, 96, 200, 1024};
+    for (size_t b = 0; b < sizeof blocks / sizeof *blocks; b++)
+        for (uint32_t n = 0; n < 6; n += 5) {
+            uint32_t nt = blocks[b], out[1024], want[1024] = {0};
+            for (uint32_t i = 0; i < n; i++) /* even t adds into slot t; odd t into its own slot */
+                for (uint32_t t = 0; t < nt; t++)
+                    want[t % 2 ? t : (nt + t) % nt] += (t + i) % 7;
+            struct { uint32_t *out; uint32_t n; } p = {out, n};
+            run(k, 3, nt, 1, 1, &p);
+            for (uint32_t t = 0; t < nt; t++)
+                if (out[t] != want[t])
+                    fail_msg("block %u, n %u: out[%u] = %u, want %u", nt, n, t, out[t], want[t]);
+        }
+    ptxjit_module_unload(m);
+}
+
+static void test_bar_red_after_exit(void **state)
+{
+    (void)state;
+    ptxjit_module *m;
+    const ptxjit_kernel *k = kernel(loop_src, "red_after_exit", &m);
+    assert_true(ptxjit_kernel_info_of(k)->frame_size > 0);
+    enum { CTAS = 5, NT = 160 };
+    static int32_t in[CTAS * NT];
+    uint32_t counts[CTAS];
+    for (int i = 0; i < CTAS * NT; i++)
+        in[i] = (i * 37 % 11) - 4;
+    for (uint32_t keep = 1; keep <= NT; keep += 53) {
+        struct { int32_t *in; uint32_t *counts; uint32_t keep; } p = {in, counts, keep};
+        run(k, CTAS, NT, 1, 1, &p);
+        for (uint32_t c = 0; c < CTAS; c++) {
+            uint32_t want = 0;
+            for (uint32_t t = 0; t < keep; t++)
+                want += in[c * NT + t] > 0;
+            if (counts[c] != want)
+                fail_msg("keep %u: counts[%u] = %u, want %u", keep, c, counts[c], want);
+        }
+    }
+    ptxjit_module_unload(m);
+}
+
+static void test_local_memory_falls_back_to_fibers(void **state)
+{
+    (void)state;
+    ptxjit_module *m;
+    const ptxjit_kernel *k = kernel(loop_src, "local_and_barrier", &m);
+    assert_int_equal(ptxjit_kernel_info_of(k)->frame_size, 0);
+    assert_true(ptxjit_kernel_info_of(k)->uses_barriers);
+    uint32_t out[100];
+    struct { uint32_t *out; } p = {out};
+    run(k, 2, 100, 1, 1, &p);
+    for (uint32_t t = 0; t < 100; t++)
+        assert_int_equal(out[t], t + (t + 1) % 100);
+    ptxjit_module_unload(m);
+}
+
+static void test_tile_rows(void **state)
+{
+    (void)state;
+    ptxjit_module *m;
+    const ptxjit_kernel *k = kernel(tile_src, "tile16", &m);
+    float a[256], b[256], c[256], d[256], e[20 * 16], want[256];
+    for (int i = 0; i < 256; i++) {
+        a[i] = (float)(i % 13) - 6.0f;
+        b[i] = (float)(i % 5) * 0.5f;
+    }
+    for (int y = 0; y < 16; y++)
+        for (int x = 0; x < 16; x++) {
+            float s = 0.0f;
+            for (int kk = 0; kk < 16; kk++)
+                s = fmaf(a[y * 16 + kk], b[kk * 16 + x], s);
+            want[y * 16 + x] = s;
+        }
+    for (uint32_t lim = 0; lim <= 16; lim += 5) {
+        memset(d, 0, sizeof d);
+        memset(e, 0, sizeof e);
+        struct { float *a, *b, *c, *d, *e; uint32_t lim; } p = {a, b, c, d, e, lim};
+        run(k, 1, 16, 16, 1, &p);
+        for (int y = 0; y < 16; y++)
+            for (int x = 0; x < 16; x++) {
+                int i = y * 16 + x;
+                if (c[i] != want[i] || e[y * 20 + x] != want[i])
+                    fail_msg("lim %u: c/e[%d][%d] = %g/%g, want %g", lim, y, x, c[i], e[y * 20 + x], want[i]);
+                if (d[i] != ((uint32_t)x < lim ? want[i] + 1.0f : 0.0f))
+                    fail_msg("lim %u: d[%d][%d] = %g", lim, y, x, d[i]);
+            }
+    }
+    ptxjit_module_unload(m);
+}
+
+static void test_tid_in_block_shapes(void **state)
+{
+    (void)state;
+    ptxjit_module *m;
+    const ptxjit_kernel *k = kernel(tile_src, "tids", &m);
+    static const uint32_t shapes[][3] = {{16, 16, 1}, {8, 4, 4}, {64, 2, 1}, {7, 5, 3},
+                                         {32, 3, 2}, {4, 8, 8}, {96, 1, 1}, {1, 1, 40}};
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+        const uint32_t *n = shapes[s];
+        uint32_t out[1024];
+        struct { uint32_t *out; } p = {out};
+        run(k, 2, n[0], n[1], n[2], &p);
+        for (uint32_t z = 0; z < n[2]; z++)
+            for (uint32_t y = 0; y < n[1]; y++)
+                for (uint32_t x = 0; x < n[0]; x++) {
+                    uint32_t i = (z * n[1] + y) * n[0] + x;
+                    if (out[i] != x + 100 * y + 10000 * z)
+                        fail_msg("block %ux%ux%u: thread (%u,%u,%u) saw %u", n[0], n[1], n[2], x, y, z,
+                                 out[i]);
+                }
+    }
+    ptxjit_module_unload(m);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    char err[256];
+    ctx = ptxjit_create(2, err, sizeof err);
+    return ctx ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    ptxjit_destroy(ctx);
+    return 0;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_barrier_in_uniform_loop),
+        cmocka_unit_test(test_bar_red_after_exit),
+        cmocka_unit_test(test_local_memory_falls_back_to_fibers),
+        cmocka_unit_test(test_tile_rows),
+        cmocka_unit_test(test_tid_in_block_shapes),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
