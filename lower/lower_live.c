@@ -193,21 +193,25 @@ static bool pure(const ptx_instr *in)
     }
 }
 
-static bool def_uniform(fn *F, const ptx_instr *in)
+/* A pure definition of one register (a kernel parameter load included)
+ * whose operands all pass `ok`. */
+static bool pure_def_over(fn *F, const ptx_instr *in, bool (*ok)(fn *, const ptx_operand *))
 {
-    if (in->has_guard && !opd_uniform(F, &in->guard))
-        return false;
-    const ptx_operand *d = &in->opds[0];
-    if (d->kind != PTX_OPD_NAME) /* pairs and vector unpacking stay per-lane */
+    if (in->opds[0].kind != PTX_OPD_NAME) /* pairs and vector unpacking stay per-lane */
         return false;
     if (in->op == PTX_OP_LD)
         return is_kernel_param_load(F, in) && !in->mod[PTX_CAT_VEC];
     if (!pure(in))
         return false;
     for (uint32_t i = 1; i < in->nopds; i++)
-        if (!opd_uniform(F, &in->opds[i]))
+        if (!ok(F, &in->opds[i]))
             return false;
     return true;
+}
+
+static bool def_uniform(fn *F, const ptx_instr *in)
+{
+    return (!in->has_guard || opd_uniform(F, &in->guard)) && pure_def_over(F, in, opd_uniform);
 }
 
 static void analyze_uniform(fn *F)
@@ -429,16 +433,7 @@ static bool remat_opd(fn *F, const ptx_operand *o)
 
 static bool def_remat(fn *F, const ptx_instr *in)
 {
-    if (in->has_guard || in->opds[0].kind != PTX_OPD_NAME)
-        return false;
-    if (in->op == PTX_OP_LD)
-        return is_kernel_param_load(F, in) && !in->mod[PTX_CAT_VEC];
-    if (!pure(in))
-        return false;
-    for (uint32_t i = 1; i < in->nopds; i++)
-        if (!remat_opd(F, &in->opds[i]))
-            return false;
-    return true;
+    return !in->has_guard && pure_def_over(F, in, remat_opd);
 }
 
 void analyze_remat(fn *F)
