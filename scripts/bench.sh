@@ -14,7 +14,7 @@ scripts/deps.sh
 scripts/deps.sh --with-bench || echo "bench: pocl not installed; measuring without it"
 threads=${2:-$(nproc)}
 export PTXJIT_THREADS=$threads OMP_NUM_THREADS=$threads POCL_MAX_PTHREAD_COUNT=$threads
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPTXJIT_WERROR=ON >/dev/null
 cmake --build build -j "$(nproc)" --target bench_kernels ptxjit
 build/bin/bench_kernels "${1:-1}" "$threads" ${3:+"$3"}
 bench/bench_cache.sh build/bin/ptxjit

@@ -12,7 +12,7 @@ if [ -z "$cc" ]; then
     echo "fuzz: SKIP: no clang found (install clang-19)"
     exit 0
 fi
-CC=$cc cmake -S . -B "$build" -DPTXJIT_FUZZ=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
+CC=$cc cmake -S . -B "$build" -DPTXJIT_FUZZ=ON -DCMAKE_BUILD_TYPE=Debug -DPTXJIT_WERROR=ON >/dev/null
 cmake --build "$build" --target fuzz_parse -j "$(nproc)" >/dev/null
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh "$@"
 jobs=$(nproc)
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPTXJIT_WERROR=ON >/dev/null
 cmake --build build -j "$jobs"
 example=tests/ptx/corpus/vector_ops.sm_80.ptx
 echo "== ptxjit --version"
