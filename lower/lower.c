@@ -617,10 +617,7 @@ static void lower_prologue(fn *F)
         LLVMValueRef tid = LLVMBuildAdd(L->b, splat(L, first), F->lane, "linear");
         F->entry_mask = LLVMBuildICmp(L->b, LLVMIntULT, tid, splat(L, nthreads), "live");
     } else {
-        LLVMValueRef m = LLVMGetParam(F->fn, 2);
-        LLVMValueRef bits = LLVMBuildShl(L->b, splat(L, const_i32(L, 1)), F->lane, "");
-        LLVMValueRef sel = LLVMBuildAnd(L->b, splat(L, m), bits, "");
-        F->entry_mask = LLVMBuildICmp(L->b, LLVMIntNE, sel, LLVMConstNull(vec_of(L->i32)), "");
+        F->entry_mask = lanes_of(F, LLVMGetParam(F->fn, 2));
     }
     init_sregs(F);
     if (!F->is_entry)

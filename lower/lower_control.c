@@ -29,10 +29,6 @@ static uint32_t label_block(fn *F, const ptx_operand *o)
     return F->block_of_stmt[o->label];
 }
 
-/* Ends a block: its lanes (F->mask) in `taken` go to block t, the others
- * to n (taken NULL: all to n).  When every lane of the warp still pending
- * is then at one block, the jump is direct (the dispatcher would pick that
- * block); otherwise the dispatcher picks the next block. */
 /* Continues at `to` when cond holds, else in a new block. */
 static void branch_if(fn *F, LLVMValueRef cond, LLVMBasicBlockRef to)
 {
@@ -42,6 +38,10 @@ static void branch_if(fn *F, LLVMValueRef cond, LLVMBasicBlockRef to)
     LLVMPositionBuilderAtEnd(L->b, other);
 }
 
+/* Ends a block: its lanes (F->mask) in `taken` go to block t, the others
+ * to n (taken NULL: all to n).  When every lane of the warp still pending
+ * is then at one block, the jump is direct (the dispatcher would pick that
+ * block); otherwise the dispatcher picks the next block. */
 void leave_block(fn *F, LLVMValueRef taken, uint32_t t, uint32_t n)
 {
     lw *L = F->L;

@@ -80,14 +80,15 @@ LLVMValueRef membermask_bits(fn *F, const ptx_instr *in, LLVMValueRef mask)
 }
 
 /* Index of the lowest lane of mask (0 when empty). */
-LLVMValueRef first_lane(fn *F, LLVMValueRef mask)
+LLVMValueRef lowest_lane(lw *L, LLVMValueRef mask)
 {
-    lw *L = F->L;
-    LLVMValueRef bits = mask_bits(F, mask);
+    LLVMValueRef bits = LLVMBuildBitCast(L->b, mask, L->i32, "");
     LLVMValueRef tz = call_intrinsic(L, "llvm.cttz", &L->i32, 1,
                                      (LLVMValueRef[]){bits, LLVMConstInt(L->i1, 0, false)}, 2);
     return LLVMBuildAnd(L->b, tz, const_i32(L, W - 1), "");
 }
+
+LLVMValueRef first_lane(fn *F, LLVMValueRef mask) { return lowest_lane(F->L, mask); }
 
 /* Lanes with a block still to run in this function (not exited, not
  * returned), as an i32. */
@@ -271,7 +272,7 @@ void arrive_sync_point(fn *F, const ptx_instr *in)
 }
 
 /* <32 x i1> from an i32 of lane bits (cheaper than a bitcast on x86). */
-static LLVMValueRef lanes_of(fn *F, LLVMValueRef bits)
+LLVMValueRef lanes_of(fn *F, LLVMValueRef bits)
 {
     lw *L = F->L;
     LLVMValueRef one = LLVMBuildShl(L->b, splat(L, const_i32(L, 1)), F->lane, "");

@@ -271,8 +271,10 @@ void place_sync_points(fn *F);
 const ptx_operand *membermask_operand(const ptx_instr *in);
 LLVMValueRef membermask_bits(fn *F, const ptx_instr *in, LLVMValueRef mask);
 LLVMValueRef first_lane(fn *F, LLVMValueRef mask);
+LLVMValueRef lowest_lane(lw *L, LLVMValueRef mask); /* first_lane without a function's state */
 LLVMValueRef pending_bits(fn *F);
 LLVMValueRef pc_in_set(fn *F, LLVMValueRef pc, const uint8_t *set);
+LLVMValueRef lanes_of(fn *F, LLVMValueRef bits); /* i32 lane bits -> <32 x i1> */
 void arrive_sync_point(fn *F, const ptx_instr *in);
 LLVMValueRef dispatch_candidates(fn *F, LLVMValueRef pc);
 LLVMValueRef fairness_candidates(fn *F, LLVMValueRef pc, LLVMValueRef cand);

@@ -41,8 +41,9 @@ static reg_info *info_of(fn *F, const ptx_var *v)
         ri->exposed = calloc(ri->n, 1);
         ri->ndefs = calloc(ri->n, 1);
         ri->uniform = calloc(ri->n, 1);
+        ri->remat = calloc(ri->n, 1);
         ri->def = calloc(ri->n, sizeof *ri->def);
-        if (!ri->def_block || !ri->exposed || !ri->ndefs || !ri->uniform || !ri->def)
+        if (!ri->def_block || !ri->exposed || !ri->ndefs || !ri->uniform || !ri->remat || !ri->def)
             abort();
         ptrmap_put(&F->live, v, ri);
     }
@@ -214,27 +215,40 @@ static bool def_uniform(fn *F, const ptx_instr *in)
     return (!in->has_guard || opd_uniform(F, &in->guard)) && pure_def_over(F, in, opd_uniform);
 }
 
-static void analyze_uniform(fn *F)
+static uint8_t *uniform_flags(reg_info *ri) { return ri->uniform; }
+static uint8_t *remat_flags(reg_info *ri) { return ri->remat; }
+
+/* The registers with one definition that def_ok accepts, given the
+ * others' flags: every single-definition register starts as a candidate
+ * and candidates are dropped until stable. */
+static void settle_single_defs(fn *F, uint8_t *(*flags)(reg_info *), bool (*def_ok)(fn *, const ptx_instr *))
 {
     for (uint32_t i = 0; i < F->live.cap; i++)
         if (F->live.keys[i]) {
             reg_info *ri = F->live.vals[i];
+            uint8_t *flag = flags(ri);
             for (uint32_t k = 0; k < ri->n; k++)
-                ri->uniform[k] = ri->ndefs[k] == 1;
+                flag[k] = ri->ndefs[k] == 1;
         }
-    for (bool changed = true; changed;) { /* drop candidates until stable */
+    for (bool changed = true; changed;) {
         changed = false;
         for (uint32_t i = 0; i < F->live.cap; i++) {
             if (!F->live.keys[i])
                 continue;
             reg_info *ri = F->live.vals[i];
+            uint8_t *flag = flags(ri);
             for (uint32_t k = 0; k < ri->n; k++)
-                if (ri->uniform[k] && !def_uniform(F, ri->def[k])) {
-                    ri->uniform[k] = 0;
+                if (flag[k] && !def_ok(F, ri->def[k])) {
+                    flag[k] = 0;
                     changed = true;
                 }
         }
     }
+}
+
+static void analyze_uniform(fn *F)
+{
+    settle_single_defs(F, uniform_flags, def_uniform);
 }
 
 void analyze_liveness(fn *F)
@@ -426,7 +440,7 @@ static bool remat_opd(fn *F, const ptx_operand *o)
     if (is_reg(o)) {
         reg_info *ri = ptrmap_get(&F->live, o->var);
         uint32_t k = elem_of(o);
-        return ri && ri->remat && k < ri->n && ri->remat[k];
+        return ri && k < ri->n && ri->remat[k];
     }
     return opd_uniform(F, o);
 }
@@ -438,33 +452,13 @@ static bool def_remat(fn *F, const ptx_instr *in)
 
 void analyze_remat(fn *F)
 {
-    for (uint32_t i = 0; i < F->live.cap; i++)
-        if (F->live.keys[i]) {
-            reg_info *ri = F->live.vals[i];
-            if (!(ri->remat = calloc(ri->n, 1)))
-                abort();
-            for (uint32_t k = 0; k < ri->n; k++)
-                ri->remat[k] = ri->ndefs[k] == 1 && ri->def[k];
-        }
-    for (bool changed = true; changed;) {
-        changed = false;
-        for (uint32_t i = 0; i < F->live.cap; i++) {
-            if (!F->live.keys[i])
-                continue;
-            reg_info *ri = F->live.vals[i];
-            for (uint32_t k = 0; k < ri->n; k++)
-                if (ri->remat[k] && !def_remat(F, ri->def[k])) {
-                    ri->remat[k] = 0;
-                    changed = true;
-                }
-        }
-    }
+    settle_single_defs(F, remat_flags, def_remat);
 }
 
 bool reg_is_remat(fn *F, const ptx_var *v, uint32_t elem)
 {
     reg_info *ri = ptrmap_get(&F->live, v);
-    return ri && ri->remat && elem < ri->n && ri->remat[elem];
+    return ri && elem < ri->n && ri->remat[elem];
 }
 
 /* The defining instruction of a rematerialized register operand 0 of in. */

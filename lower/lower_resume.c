@@ -255,10 +255,7 @@ static void write_reductions(fn *F)
     lw *L = F->L;
     LLVMValueRef r = frame_load(F, PTXJIT_FRAME_RESUME, L->i32);
     LLVMValueRef red = frame_load(F, PTXJIT_FRAME_RED, L->i32);
-    LLVMValueRef bits = frame_load(F, PTXJIT_FRAME_LANES, L->i32);
-    LLVMValueRef lane_bit = LLVMBuildShl(L->b, splat(L, const_i32(L, 1)), F->lane, "");
-    LLVMValueRef lanes = LLVMBuildICmp(L->b, LLVMIntNE, LLVMBuildAnd(L->b, splat(L, bits), lane_bit, ""),
-                                       LLVMConstNull(vec_of(L->i32)), "");
+    LLVMValueRef lanes = lanes_of(F, frame_load(F, PTXJIT_FRAME_LANES, L->i32));
     for (uint32_t k = 0; k < F->nwaits; k++) {
         const ptx_instr *in = F->waits[k];
         if (in->op != PTX_OP_BAR_RED && in->op != PTX_OP_BAR_CTA_RED && in->op != PTX_OP_BARRIER_RED &&
@@ -285,7 +282,7 @@ static void resume_jump(fn *F)
     lw *L = F->L;
     LLVMValueRef r = frame_load(F, PTXJIT_FRAME_RESUME, L->i32);
     LLVMValueRef pc = LLVMBuildLoad2(L->b, vec_of(L->i32), F->pc, "pc");
-    LLVMValueRef pending = mask_bits(F, LLVMBuildICmp(L->b, LLVMIntULT, pc, splat(L, const_i32(L, PC_RET)), ""));
+    LLVMValueRef pending = pending_bits(F);
     LLVMValueRef sw = LLVMBuildSwitch(L->b, r, F->dispatch, F->nwaits);
     for (uint32_t k = 0; k < F->nwaits; k++) {
         uint32_t next = F->wait_next[k];

@@ -491,16 +491,9 @@ static shape *analyze(analysis *A, LLVMValueRef v)
 
 /* ---- rewriting the placeholders ---- */
 
-/* The first active lane (its values hold the shape even where others'
- * were left over from other blocks), 0 when none. */
-static LLVMValueRef first_active(lw *L, LLVMValueRef mask)
-{
-    LLVMValueRef bits = LLVMBuildBitCast(L->b, mask, L->i32, "");
-    LLVMValueRef tz = call_intrinsic(L, "llvm.cttz", &L->i32, 1, (LLVMValueRef[]){bits, LLVMConstInt(L->i1, 0, false)}, 2);
-    return LLVMBuildAnd(L->b, tz, const_i32(L, W - 1), "");
-}
-
-/* Lane 0's value as the shape has it: lane f's minus f's offset. */
+/* Lane 0's value as the shape has it: lane f's minus f's offset.  f is the
+ * access's first active lane, whose value holds the shape even where the
+ * others' were left over from other blocks (lowest_lane). */
 static LLVMValueRef lane0_value(lw *L, LLVMValueRef v, const int64_t *off, unsigned bits, LLVMValueRef f)
 {
     LLVMTypeRef t = LLVMIntTypeInContext(L->ctx, bits);
@@ -514,7 +507,7 @@ static LLVMValueRef lane0_value(lw *L, LLVMValueRef v, const int64_t *off, unsig
 /* The guard condition of a known shape: no widened lane wraps. */
 static LLVMValueRef guard_cond(lw *L, const shape *s, LLVMValueRef mask)
 {
-    LLVMValueRef ok = LLVMConstInt(L->i1, 1, false), f = first_active(L, mask);
+    LLVMValueRef ok = LLVMConstInt(L->i1, 1, false), f = lowest_lane(L, mask);
     for (unsigned i = 0; i < s->ng; i++) {
         const guard *g = &s->g[i];
         LLVMTypeRef t = LLVMIntTypeInContext(L->ctx, g->bits);
@@ -634,7 +627,7 @@ static LLVMValueRef known_load(lw *L, const shape *s, LLVMValueRef addrs, LLVMVa
     }
     /* runs over the same addresses (a row read by two rows of lanes) load
      * once, under the union of their lanes */
-    LLVMValueRef base = lane0_value(L, addrs, s->off, 64, first_active(L, mask));
+    LLVMValueRef base = lane0_value(L, addrs, s->off, 64, lowest_lane(L, mask));
     LLVMValueRef acc = LLVMGetPoison(vt), parts[MAX_RUNS];
     for (unsigned i = 0; i < nr; i++) {
         unsigned j = 0;
@@ -672,7 +665,7 @@ static void known_store(lw *L, const shape *s, LLVMValueRef val, LLVMValueRef ad
         call_intrinsic(L, "llvm.masked.scatter", t, 2, a, 4);
         return;
     }
-    LLVMValueRef base = lane0_value(L, addrs, s->off, 64, first_active(L, mask));
+    LLVMValueRef base = lane0_value(L, addrs, s->off, 64, lowest_lane(L, mask));
     for (unsigned i = 0; i < nr; i++) {
         LLVMValueRef part = lane_range_mask(L, val, r[i].first, r[i].n);
         LLVMTypeRef t[2] = {LLVMTypeOf(part), L->ptr};

@@ -145,10 +145,7 @@ static LLVMValueRef participants(fn *F, const ptx_instr *in, LLVMValueRef mask)
 {
     lw *L = F->L;
     LLVMValueRef mm = membermask_bits(F, in, mask);
-    LLVMValueRef one = LLVMBuildShl(L->b, splat(L, const_i32(L, 1)), F->lane, "");
-    LLVMValueRef named = LLVMBuildICmp(L->b, LLVMIntNE, LLVMBuildAnd(L->b, splat(L, mm), one, ""),
-                                       LLVMConstNull(vec_of(L->i32)), "");
-    return LLVMBuildAnd(L->b, mask, named, "");
+    return LLVMBuildAnd(L->b, mask, lanes_of(F, mm), "");
 }
 
 /* Each lane's own group, as lane bits: the executing lanes its member mask

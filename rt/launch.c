@@ -49,7 +49,7 @@ typedef struct cta_slot {
     rt_fiber *fibers;
     void **stacks;
     uint32_t nfibers;
-    uint8_t *state;
+    uint8_t state[MAX_WARPS];          /* enum warp_state of each warp */
     uint32_t cur_warp;
     uint32_t live_warps;
     cta_barrier bars[NSLOTS];
@@ -153,7 +153,6 @@ static void slot_free(cta_slot *s)
         rt_stack_free(s->stacks[i], FIBER_STACK);
     free(s->stacks);
     free(s->fibers);
-    free(s->state);
     rt_shared_window_free(&s->shared);
     free(s->printf_seq);
     free(s->frames);
@@ -192,7 +191,7 @@ static bool runs_fibers(const launch_ctx *lc, uint32_t nwarps)
     return lc->resident ? true : lc->k->uses_barriers && nwarps > 1;
 }
 
-/* Frames and warp states of a resumable kernel's warps. */
+/* The frames of a resumable kernel's warps. */
 static bool slot_prepare_frames(cta_slot *s, uint32_t nwarps, uint32_t frame_size)
 {
     size_t need = (size_t)nwarps * frame_size;
@@ -202,12 +201,6 @@ static bool slot_prepare_frames(cta_slot *s, uint32_t nwarps, uint32_t frame_siz
         s->frames_size = s->frames ? need : 0;
         if (!s->frames)
             return false;
-    }
-    if (nwarps > s->nfibers) { /* the state array is sized by nfibers */
-        uint8_t *state = realloc(s->state, nwarps);
-        if (!state)
-            return false;
-        s->state = state;
     }
     return true;
 }
@@ -228,7 +221,6 @@ static bool slot_prepare(cta_slot *s, const launch_ctx *lc, size_t smem)
     }
     if (k->frame_size && !slot_prepare_frames(s, nwarps, k->frame_size))
         return false;
-    /* warp states also serve barriers when one warp runs in a loop */
     if (!(lc->resident || k->uses_barriers) || nwarps <= s->nfibers)
         return true;
     rt_fiber *f = realloc(s->fibers, nwarps * sizeof *f);
@@ -237,10 +229,7 @@ static bool slot_prepare(cta_slot *s, const launch_ctx *lc, size_t smem)
     void **st = realloc(s->stacks, nwarps * sizeof *st);
     if (st)
         s->stacks = st;
-    uint8_t *state = realloc(s->state, nwarps);
-    if (state)
-        s->state = state;
-    if (!f || !st || !state)
+    if (!f || !st)
         return false;
     for (; s->nfibers < nwarps; s->nfibers++)
         if (!(s->stacks[s->nfibers] = rt_stack_alloc(FIBER_STACK)))
@@ -515,6 +504,11 @@ static void cta_begin(worker *w, cta_slot *s, uint64_t linear)
 /* A resumable kernel's CTA: its warps in a loop, each called until it
  * waits at a barrier (it returns with the barrier in its frame) or exits;
  * a warp whose barrier completed is called again and continues there. */
+static ptxjit_warp_frame *warp_frame(const cta_slot *s, uint32_t frame_size, uint32_t warp)
+{
+    return (ptxjit_warp_frame *)(s->frames + (size_t)warp * frame_size);
+}
+
 static void run_resumable(worker *w, cta_slot *s)
 {
     const rt_kernel *k = w->lc->k;
@@ -522,7 +516,7 @@ static void run_resumable(worker *w, cta_slot *s)
     for (uint32_t i = 0; i < n; i++) {
         s->state[i] = WARP_RUNNABLE;
         s->red_out[i] = 0;
-        ((ptxjit_warp_frame *)(s->frames + (size_t)i * k->frame_size))->resume = 0;
+        warp_frame(s, k->frame_size, i)->resume = 0;
     }
     w->stack_top = __builtin_frame_address(0);
     while (s->live_warps) {
@@ -530,7 +524,7 @@ static void run_resumable(worker *w, cta_slot *s)
         for (uint32_t i = 0; i < n; i++) {
             if (s->state[i] != WARP_RUNNABLE)
                 continue;
-            ptxjit_warp_frame *f = (ptxjit_warp_frame *)(s->frames + (size_t)i * k->frame_size);
+            ptxjit_warp_frame *f = warp_frame(s, k->frame_size, i);
             ran = true;
             f->red = s->red_out[i];
             s->cur_warp = i;
