@@ -17,7 +17,16 @@
  * become that shape's loads and stores and the run-time test goes away with
  * the dead branch; otherwise the guard is false.  Offsets are modular in
  * the value's width, as PTX's address arithmetic is (a 32-bit shared offset
- * wraps). */
+ * wraps).
+ *
+ * Rows a run-time pitch apart (in[y * nx + x]) are a multiple of one scalar
+ * S per lane: a product by a broadcast scalar that can be computed again
+ * at the access (a kernel parameter, a CTA field) makes lane l's value
+ * lane 0's + off[l] + k[l] S; a run is then lanes of one k.  A widening
+ * guard over S is tested per group of lanes with one k.  Where a guard's
+ * value does not reach the access (its shape came through a phi or a
+ * frame reload), the guard is one vector compare of the addresses with
+ * the shape's instead. */
 #include "lower_internal.h"
 
 #include <llvm-c/Transforms/PassBuilder.h>
@@ -86,17 +95,26 @@ typedef struct guard {
     unsigned bits;
     bool is_signed;
     int64_t lo, hi;
+    LLVMValueRef sym;  /* x's symbolic stride, or NULL */
+    int sym_ext;       /* how x's shape widened it */
+    int64_t xk[W];
 } guard;
 
-/* v[l] = v[0] + off[l] modulo 2^bits, for all 32 lanes. */
+/* v[l] = v[0] + off[l] + k[l] * S modulo 2^bits, for all 32 lanes, where
+ * S is a scalar the same in every lane (a row pitch: a 2D block's rows of
+ * lanes are `pitch` apart) or absent (k all 0). */
 typedef struct shape {
     enum { S_UNKNOWN, S_KNOWN, S_PENDING } state; /* pending: a phi being analyzed */
     bool hyp;                /* pending with offsets assumed (its first incoming value's) */
     bool cyc;                /* a phi or reload reached only from its own cycle: settled at the end */
     bool lanes;              /* holds for the access's lanes only (a register written under a mask) */
+    bool verify;             /* a guard could not follow a phi: the addresses are checked instead */
     LLVMValueRef v;
     unsigned bits;
     int64_t off[W];
+    int64_t k[W];
+    LLVMValueRef sym;        /* S, a scalar rebuilt where it is needed (rebuildable()) */
+    enum { EXT_NONE, EXT_ZERO, EXT_SIGN } sym_ext; /* S widened to the shape's width */
     guard g[MAX_GUARDS];
     unsigned ng;
 } shape;
@@ -119,6 +137,45 @@ typedef struct analysis {
 static bool usable(const shape *s)
 {
     return s->state == S_KNOWN || (s->state == S_PENDING && s->hyp);
+}
+
+enum { MAX_K = 1 << 20 }; /* stride multiples kept small: no overflow in the guards' arithmetic */
+
+/* What a shape built from a carries over. */
+static void inherit(shape *s, const shape *a)
+{
+    s->lanes |= a->lanes;
+    s->verify |= a->verify;
+}
+
+static bool same_lin(const shape *a, const shape *b)
+{
+    return !memcmp(a->off, b->off, sizeof a->off) && !memcmp(a->k, b->k, sizeof a->k) && a->sym == b->sym &&
+           a->sym_ext == b->sym_ext;
+}
+
+static void copy_lin(shape *d, const shape *a)
+{
+    memcpy(d->off, a->off, sizeof d->off);
+    memcpy(d->k, a->k, sizeof d->k);
+    d->sym = a->sym;
+    d->sym_ext = a->sym_ext;
+}
+
+/* The stride parts of a and b combined: k = a.k + sign * b.k. */
+static bool combine_sym(shape *s, const shape *a, const shape *b, int sign)
+{
+    if (a->sym && b->sym && (a->sym != b->sym || a->sym_ext != b->sym_ext))
+        return false;
+    const shape *w = a->sym ? a : b;
+    s->sym = w->sym;
+    s->sym_ext = w->sym_ext;
+    for (unsigned l = 0; l < W; l++) {
+        s->k[l] = a->k[l] + sign * b->k[l];
+        if (s->k[l] > MAX_K || s->k[l] < -MAX_K)
+            return false;
+    }
+    return true;
 }
 
 static int64_t wrap(int64_t v, unsigned bits)
@@ -195,10 +252,11 @@ static bool combine(analysis *A, shape *s, LLVMValueRef x, LLVMValueRef y, int s
     shape *a = analyze(A, x), *b = analyze(A, y);
     if (!usable(a) || !usable(b) || !merge_guards(s, a) || !merge_guards(s, b))
         return false;
-    s->lanes |= a->lanes || b->lanes;
+    inherit(s, a);
+    inherit(s, b);
     for (unsigned l = 0; l < W; l++)
         s->off[l] = wrap(a->off[l] + sign * b->off[l], s->bits);
-    return true;
+    return combine_sym(s, a, b, sign);
 }
 
 static bool scale(analysis *A, shape *s, LLVMValueRef x, int64_t k)
@@ -206,9 +264,15 @@ static bool scale(analysis *A, shape *s, LLVMValueRef x, int64_t k)
     shape *a = analyze(A, x);
     if (!usable(a) || !merge_guards(s, a))
         return false;
-    s->lanes |= a->lanes;
-    for (unsigned l = 0; l < W; l++)
+    inherit(s, a);
+    s->sym = a->sym;
+    s->sym_ext = a->sym_ext;
+    for (unsigned l = 0; l < W; l++) {
         s->off[l] = wrap((int64_t)((uint64_t)a->off[l] * (uint64_t)k), s->bits);
+        s->k[l] = a->k[l] * k;
+        if (a->sym && (k > MAX_K || k < -MAX_K || s->k[l] > MAX_K || s->k[l] < -MAX_K))
+            return false;
+    }
     return true;
 }
 
@@ -219,17 +283,24 @@ static bool widen(analysis *A, shape *s, LLVMValueRef x, bool is_signed)
     shape *a = analyze(A, x);
     if (!usable(a) || !merge_guards(s, a) || s->ng == MAX_GUARDS)
         return false;
-    s->lanes |= a->lanes;
+    int ext = is_signed ? (int)EXT_SIGN : (int)EXT_ZERO;
+    if (a->sym && ((a->sym_ext != EXT_NONE && (int)a->sym_ext != ext) || a->bits > 32))
+        return false; /* widened one way, from 32 bits at most (guard arithmetic in i64) */
+    inherit(s, a);
+    copy_lin(s, a);
+    if (a->sym)
+        s->sym_ext = ext;
     int64_t lo = 0, hi = 0;
     for (unsigned l = 0; l < W; l++) {
-        s->off[l] = a->off[l];
         lo = a->off[l] < lo ? a->off[l] : lo;
         hi = a->off[l] > hi ? a->off[l] : hi;
     }
-    if (lo || hi) {
+    if (lo || hi || a->sym) {
         guard *g = &s->g[s->ng++];
-        *g = (guard){.x = x, .bits = a->bits, .is_signed = is_signed, .lo = lo, .hi = hi};
+        *g = (guard){.x = x, .bits = a->bits, .is_signed = is_signed, .lo = lo, .hi = hi, .sym = a->sym,
+                        .sym_ext = a->sym_ext};
         memcpy(g->xoff, a->off, sizeof g->xoff);
+        memcpy(g->xk, a->k, sizeof g->xk);
     }
     return true;
 }
@@ -260,16 +331,17 @@ static bool phi_shape(analysis *A, shape *s, LLVMValueRef v)
         shape *a = analyze(A, in);
         if (a == s || (a->state == S_PENDING && !a->hyp))
             continue; /* a phi of the same cycle: it holds what the cycle's other values hold */
-        if (!usable(a) || a->ng) { /* guards inside loops: kept simple */
+        if (!usable(a)) {
             ok = false;
             continue;
         }
-        s->lanes |= a->lanes;
+        s->verify |= a->ng > 0; /* its guard's values need not reach the access */
+        inherit(s, a);
         if (!s->hyp) {
-            memcpy(s->off, a->off, sizeof s->off);
+            copy_lin(s, a);
             s->hyp = true;
         } else {
-            ok = !memcmp(a->off, s->off, sizeof s->off);
+            ok = same_lin(a, s);
         }
     }
     if (ok && !s->hyp)
@@ -335,10 +407,81 @@ static bool reload_shape(analysis *A, shape *s, LLVMValueRef v)
         s->cyc = true;
         return true;
     }
-    if (!usable(a) || a->ng)
+    if (!usable(a))
         return false;
-    s->lanes |= a->lanes;
-    memcpy(s->off, a->off, sizeof s->off);
+    s->verify |= a->ng > 0;
+    inherit(s, a);
+    copy_lin(s, a);
+    return true;
+}
+
+/* Whether v can be computed again anywhere in its function: constants,
+ * arguments, the entry block's values (they dominate every block) and
+ * pure arithmetic or loads of them at fixed offsets (the launch's
+ * parameters and the CTA's fields, which a warp call never changes). */
+static bool rebuildable(LLVMValueRef v, unsigned depth)
+{
+    if (LLVMIsAConstantInt(v) || LLVMIsAArgument(v))
+        return true;
+    if (!LLVMIsAInstruction(v) || depth > 6)
+        return false;
+    LLVMBasicBlockRef b = LLVMGetInstructionParent(v);
+    if (b == LLVMGetEntryBasicBlock(LLVMGetBasicBlockParent(b)))
+        return true;
+    switch (LLVMGetInstructionOpcode(v)) {
+    case LLVMLoad: {
+        LLVMValueRef p = LLVMGetOperand(v, 0);
+        if (LLVMGetVolatile(v) || LLVMGetTypeKind(LLVMTypeOf(v)) != LLVMIntegerTypeKind)
+            return false;
+        if (LLVMIsAGetElementPtrInst(p) && LLVMGetNumOperands(p) == 2 && LLVMIsAConstantInt(LLVMGetOperand(p, 1)))
+            p = LLVMGetOperand(p, 0);
+        return LLVMIsAArgument(p) ||
+               (LLVMIsAInstruction(p) && LLVMGetInstructionParent(p) == LLVMGetEntryBasicBlock(
+                                                                         LLVMGetBasicBlockParent(b)));
+    }
+    case LLVMAdd: case LLVMSub: case LLVMMul: case LLVMShl: case LLVMAnd: case LLVMOr: case LLVMXor:
+    case LLVMZExt: case LLVMSExt: case LLVMTrunc:
+        for (int i = 0; i < LLVMGetNumOperands(v); i++)
+            if (!rebuildable(LLVMGetOperand(v, i), depth + 1))
+                return false;
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* The scalar every lane of a broadcast holds, or NULL. */
+static LLVMValueRef broadcast_scalar(LLVMValueRef v)
+{
+    if (!LLVMIsAShuffleVectorInst(v) || !is_broadcast(v))
+        return NULL;
+    int m0 = LLVMGetMaskValue(v, 0);
+    LLVMValueRef ins = LLVMGetOperand(v, 0);
+    if (m0 >= (int)W || !LLVMIsAInsertElementInst(ins) || !LLVMIsAConstantInt(LLVMGetOperand(ins, 2)) ||
+        LLVMConstIntGetZExtValue(LLVMGetOperand(ins, 2)) != (unsigned long long)m0)
+        return NULL;
+    return LLVMGetOperand(ins, 1);
+}
+
+/* x * y with y the same scalar S in every lane: lane l is lane 0's value
+ * plus x's offset times S, a stride. */
+static bool stride(analysis *A, shape *s, LLVMValueRef x, LLVMValueRef y)
+{
+    LLVMValueRef S = broadcast_scalar(y);
+    if (!S || !rebuildable(S, 0))
+        return false;
+    shape *a = analyze(A, x);
+    if (!usable(a) || a->sym || !merge_guards(s, a))
+        return false;
+    inherit(s, a);
+    s->sym = S;
+    s->sym_ext = EXT_NONE;
+    for (unsigned l = 0; l < W; l++) {
+        s->off[l] = 0;
+        s->k[l] = a->off[l];
+        if (s->k[l] > MAX_K || s->k[l] < -MAX_K)
+            return false;
+    }
     return true;
 }
 
@@ -361,7 +504,9 @@ static bool analyze_inst(analysis *A, shape *s, LLVMValueRef v)
     case LLVMMul:
         if (const_splat(o1, &k))
             return scale(A, s, o0, k);
-        return const_splat(o0, &k) && scale(A, s, o1, k);
+        if (const_splat(o0, &k))
+            return scale(A, s, o1, k);
+        return stride(A, s, o0, o1) || stride(A, s, o1, o0);
     case LLVMZExt:
         return widen(A, s, o0, false);
     case LLVMSExt:
@@ -371,7 +516,13 @@ static bool analyze_inst(analysis *A, shape *s, LLVMValueRef v)
         shape *a = analyze(A, o0);
         if (!usable(a) || !merge_guards(s, a))
             return false;
-        s->lanes |= a->lanes;
+        bool back = a->sym && s->bits == LLVMGetIntTypeWidth(LLVMTypeOf(a->sym)); /* S widened, then cut back */
+        if (a->sym && s->bits != a->bits && !back)
+            return false; /* a truncated stride: not followed */
+        inherit(s, a);
+        copy_lin(s, a);
+        if (back)
+            s->sym_ext = EXT_NONE;
         for (unsigned l = 0; l < W; l++)
             s->off[l] = wrap(a->off[l], s->bits);
         return true;
@@ -417,7 +568,7 @@ static void resolve(analysis *A, unsigned from)
 {
     enum { MAXSRC = 1024 };
     LLVMValueRef src[MAXSRC];
-    bool ok = true, lanes = false;
+    bool ok = true, lanes = false, verify = false;
     for (bool changed = true; ok && changed;) {
         changed = false;
         for (unsigned i = from; ok && i < A->nlog; i++) {
@@ -431,12 +582,14 @@ static void resolve(analysis *A, unsigned from)
                 if (!a || a->state == S_UNKNOWN || a->ng)
                     ok = false;
                 else if (a->state == S_KNOWN && u->state == S_PENDING) {
-                    memcpy(u->off, a->off, sizeof u->off);
+                    copy_lin(u, a);
                     u->state = S_KNOWN;
                     changed = true;
                 }
                 if (ok && a->lanes && !u->lanes)
                     lanes = true; /* what was built on u may not know: all of it holds for the lanes only */
+                if (ok && a->verify && !u->verify)
+                    verify = true; /* the same: all of it checks its addresses */
             }
         }
     }
@@ -449,14 +602,20 @@ static void resolve(analysis *A, unsigned from)
             ok = n < MAXSRC; /* every value checked, or none trusted */
             for (unsigned k = 0; ok && k < n; k++) {
                 shape *a = ptrmap_get(&A->memo, src[k]);
-                ok = a && a->state == S_KNOWN && !memcmp(a->off, u->off, sizeof u->off);
+                ok = a && a->state == S_KNOWN && same_lin(a, u);
+                if (ok && ((a->verify || a->ng) && !u->verify))
+                    verify = true; /* a guard or check stayed behind this phi */
+                if (ok && a->lanes && !u->lanes)
+                    lanes = true;
             }
         }
     }
     for (unsigned i = from; !ok && i < A->nlog; i++)
         A->log[i]->state = S_UNKNOWN;
-    for (unsigned i = from; lanes && i < A->nlog; i++)
-        A->log[i]->lanes = true;
+    for (unsigned i = from; (lanes || verify) && i < A->nlog; i++) {
+        A->log[i]->lanes |= lanes;
+        A->log[i]->verify |= verify;
+    }
 }
 
 static shape *analyze(analysis *A, LLVMValueRef v)
@@ -498,8 +657,10 @@ static shape *analyze(analysis *A, LLVMValueRef v)
     bool assumable = LLVMIsAPHINode(v) || LLVMIsALoadInst(v);
     for (unsigned i = mark; !ok && assumable && i < A->nlog; i++)
         A->log[i]->state = S_UNKNOWN;
-    for (unsigned i = mark; ok && assumable && s->lanes && i < A->nlog; i++)
-        A->log[i]->lanes = true; /* built while this value's lanes were not yet known */
+    for (unsigned i = mark; ok && assumable && (s->lanes || s->verify) && i < A->nlog; i++) {
+        A->log[i]->lanes |= s->lanes; /* built while this value's lanes were not yet known */
+        A->log[i]->verify |= s->verify;
+    }
     if (!A->depth)
         resolve(A, mark - 1);
     return s;
@@ -507,33 +668,147 @@ static shape *analyze(analysis *A, LLVMValueRef v)
 
 /* ---- rewriting the placeholders ---- */
 
-/* Lane 0's value as the shape has it: lane f's minus f's offset.  f is the
- * access's first active lane, whose value holds the shape even where the
- * others' were left over from other blocks (lowest_lane); lane 0 itself
- * when the shape holds for every lane (no stack round trip to index). */
-static LLVMValueRef lane0_value(lw *L, LLVMValueRef v, const int64_t *off, unsigned bits, LLVMValueRef f)
+/* v computed again at the builder's position (rebuildable() said how). */
+static LLVMValueRef rebuild(lw *L, LLVMValueRef v)
 {
-    LLVMTypeRef t = LLVMIntTypeInContext(L->ctx, bits);
-    LLVMValueRef offs[W];
-    for (unsigned l = 0; l < W; l++)
-        offs[l] = LLVMConstInt(t, (uint64_t)off[l], true);
-    LLVMValueRef o = LLVMBuildExtractElement(L->b, LLVMConstVector(offs, W), f, "");
-    return LLVMBuildSub(L->b, LLVMBuildExtractElement(L->b, v, f, ""), o, "");
+    if (!LLVMIsAInstruction(v))
+        return v;
+    LLVMBasicBlockRef b = LLVMGetInstructionParent(v);
+    if (b == LLVMGetEntryBasicBlock(LLVMGetBasicBlockParent(b)))
+        return v;
+    LLVMValueRef c = LLVMInstructionClone(v);
+    for (int i = 0; i < LLVMGetNumOperands(v); i++)
+        LLVMSetOperand(c, (unsigned)i, rebuild(L, LLVMGetOperand(v, i)));
+    LLVMInsertIntoBuilder(L->b, c);
+    return c;
 }
 
-/* The guard condition of a known shape: no widened lane wraps. */
+/* S at `bits` bits, widened as the shape says. */
+static LLVMValueRef sym_value(lw *L, LLVMValueRef sym, int ext, unsigned bits)
+{
+    LLVMValueRef v = rebuild(L, sym);
+    LLVMTypeRef t = LLVMIntTypeInContext(L->ctx, bits);
+    unsigned w = LLVMGetIntTypeWidth(LLVMTypeOf(v));
+    if (w > bits)
+        return LLVMBuildTrunc(L->b, v, t, "");
+    if (w < bits)
+        return ext == EXT_SIGN ? LLVMBuildSExt(L->b, v, t, "") : LLVMBuildZExt(L->b, v, t, "");
+    return v;
+}
+
+static LLVMValueRef const_lanes(lw *L, const int64_t *c, unsigned bits)
+{
+    LLVMTypeRef t = LLVMIntTypeInContext(L->ctx, bits);
+    LLVMValueRef e[W];
+    for (unsigned l = 0; l < W; l++)
+        e[l] = LLVMConstInt(t, (uint64_t)c[l], true);
+    return LLVMConstVector(e, W);
+}
+
+static bool any_k(const int64_t *k)
+{
+    for (unsigned l = 0; l < W; l++)
+        if (k[l])
+            return true;
+    return false;
+}
+
+/* Lane 0's value as the shape has it: lane f's minus f's offset (and
+ * stride multiple, S given as sx).  f is the access's first active lane,
+ * whose value holds the shape even where the others' were left over from
+ * other blocks (lowest_lane); lane 0 itself when the shape holds for
+ * every lane (no stack round trip to index). */
+static LLVMValueRef lane0_value(lw *L, LLVMValueRef v, const int64_t *off, const int64_t *k, LLVMValueRef sx,
+                                unsigned bits, LLVMValueRef f)
+{
+    LLVMValueRef x = LLVMBuildExtractElement(L->b, v, f, "");
+    if (LLVMIsAConstantInt(f) && !LLVMConstIntGetZExtValue(f) && !off[0] && !k[0])
+        return x;
+    x = LLVMBuildSub(L->b, x, LLVMBuildExtractElement(L->b, const_lanes(L, off, bits), f, ""), "");
+    if (sx && any_k(k)) {
+        LLVMValueRef kf = LLVMBuildExtractElement(L->b, const_lanes(L, k, bits), f, "");
+        x = LLVMBuildSub(L->b, x, LLVMBuildMul(L->b, kf, sx, ""), "");
+    }
+    return x;
+}
+
 static LLVMValueRef shape_lane(lw *L, const shape *s, LLVMValueRef mask)
 {
     return s->lanes ? lowest_lane(L, mask) : const_i32(L, 0);
 }
 
-static LLVMValueRef guard_cond(lw *L, const shape *s, LLVMValueRef mask)
+static LLVMValueRef shape_sym(lw *L, const shape *s)
+{
+    return s->sym ? sym_value(L, s->sym, s->sym_ext, s->bits) : NULL;
+}
+
+/* x + lo .. x + hi stays in the narrow range: x and the bounds in i64. */
+static LLVMValueRef in_range(lw *L, LLVMValueRef x64, int64_t lo, int64_t hi, unsigned bits, bool is_signed)
+{
+    int64_t min = is_signed ? -(int64_t)(1ull << (bits - 1)) : 0;
+    int64_t max = is_signed ? (int64_t)((1ull << (bits - 1)) - 1) : (int64_t)((1ull << bits) - 1);
+    LLVMValueRef a = LLVMBuildICmp(L->b, LLVMIntSGE, x64, const_i64(L, (uint64_t)(min - lo)), "");
+    LLVMValueRef b = LLVMBuildICmp(L->b, LLVMIntSLE, x64, const_i64(L, (uint64_t)(max - hi)), "");
+    return LLVMBuildAnd(L->b, a, b, "");
+}
+
+/* A guard over a stride: for each group of lanes with one multiple k of
+ * S, lane 0's value + k S plus the group's offsets does not wrap. */
+static LLVMValueRef sym_guard(lw *L, const guard *g, LLVMValueRef f)
+{
+    LLVMValueRef sx = sym_value(L, g->sym, g->sym_ext, g->bits);
+    LLVMValueRef x = lane0_value(L, g->x, g->xoff, g->xk, sx, g->bits, f);
+    LLVMTypeRef i64 = L->i64;
+    LLVMValueRef x64 = g->is_signed ? LLVMBuildSExt(L->b, x, i64, "") : LLVMBuildZExt(L->b, x, i64, "");
+    LLVMValueRef s64 = g->is_signed ? LLVMBuildSExt(L->b, sx, i64, "") : LLVMBuildZExt(L->b, sx, i64, "");
+    LLVMValueRef ok = LLVMConstInt(L->i1, 1, false);
+    bool done[W] = {false};
+    for (unsigned l = 0; l < W; l++) {
+        if (done[l])
+            continue;
+        int64_t lo = g->xoff[l], hi = g->xoff[l];
+        for (unsigned m = l; m < W; m++)
+            if (g->xk[m] == g->xk[l]) {
+                done[m] = true;
+                lo = g->xoff[m] < lo ? g->xoff[m] : lo;
+                hi = g->xoff[m] > hi ? g->xoff[m] : hi;
+            }
+        LLVMValueRef base = LLVMBuildAdd(L->b, x64, LLVMBuildMul(L->b, const_i64(L, (uint64_t)g->xk[l]), s64, ""), "");
+        ok = LLVMBuildAnd(L->b, ok, in_range(L, base, lo, hi, g->bits, g->is_signed), "");
+    }
+    return ok;
+}
+
+/* The access's lanes have exactly the shape's addresses: one vector
+ * compare, for shapes whose guards stayed behind a phi. */
+static LLVMValueRef addresses_match(lw *L, const shape *s, LLVMValueRef addrs, LLVMValueRef mask, LLVMValueRef f)
+{
+    LLVMValueRef sx = shape_sym(L, s);
+    LLVMValueRef want = LLVMBuildAdd(L->b, splat(L, lane0_value(L, addrs, s->off, s->k, sx, s->bits, f)),
+                                     const_lanes(L, s->off, s->bits), "");
+    if (sx && any_k(s->k))
+        want = LLVMBuildAdd(L->b, want, LLVMBuildMul(L->b, const_lanes(L, s->k, s->bits), splat(L, sx), ""), "");
+    LLVMValueRef bad = LLVMBuildAnd(L->b, LLVMBuildICmp(L->b, LLVMIntNE, addrs, want, ""), mask, "");
+    LLVMTypeRef vt = LLVMTypeOf(bad);
+    LLVMValueRef any = call_intrinsic(L, "llvm.vector.reduce.or", &vt, 1, &bad, 1);
+    return LLVMBuildNot(L->b, any, "");
+}
+
+/* The guard condition of a known shape: no widened lane wraps (or the
+ * addresses checked). */
+static LLVMValueRef guard_cond(lw *L, const shape *s, LLVMValueRef addrs, LLVMValueRef mask)
 {
     LLVMValueRef ok = LLVMConstInt(L->i1, 1, false), f = shape_lane(L, s, mask);
+    if (s->verify)
+        ok = addresses_match(L, s, addrs, mask, f);
     for (unsigned i = 0; i < s->ng; i++) {
         const guard *g = &s->g[i];
+        if (g->sym) {
+            ok = LLVMBuildAnd(L->b, ok, sym_guard(L, g, f), "");
+            continue;
+        }
         LLVMTypeRef t = LLVMIntTypeInContext(L->ctx, g->bits);
-        LLVMValueRef x = lane0_value(L, g->x, g->xoff, g->bits, f);
+        LLVMValueRef x = lane0_value(L, g->x, g->xoff, g->xk, NULL, g->bits, f);
         uint64_t top = g->bits >= 64 ? UINT64_MAX : (1ull << g->bits) - 1;
         if (g->is_signed) { /* x + lo >= MIN, x + hi <= MAX */
             int64_t min = g->bits >= 64 ? INT64_MIN : -(int64_t)(1ull << (g->bits - 1)), max = (int64_t)(top >> 1);
@@ -550,25 +825,25 @@ static LLVMValueRef guard_cond(lw *L, const shape *s, LLVMValueRef mask)
 }
 
 /* Runs of lanes: consecutive elements (step = access size) or one address
- * (step 0), each at an offset from lane 0. */
+ * (step 0), each at an offset (and stride multiple) from lane 0. */
 typedef struct run {
     unsigned first, n;
-    int64_t off, step;
+    int64_t off, step, k;
 } run;
 
 static unsigned find_runs(const shape *s, int64_t size, run *r, unsigned max)
 {
     unsigned nr = 0;
     for (unsigned l = 0; l < W;) {
-        int64_t step = l + 1 < W ? s->off[l + 1] - s->off[l] : size;
+        int64_t step = l + 1 < W && s->k[l + 1] == s->k[l] ? s->off[l + 1] - s->off[l] : size;
         if (step != 0 && step != size)
             step = size; /* a run of one */
         unsigned n = 1;
-        while (l + n < W && s->off[l + n] - s->off[l + n - 1] == step)
+        while (l + n < W && s->k[l + n] == s->k[l] && s->off[l + n] - s->off[l + n - 1] == step)
             n++;
         if (nr == max)
             return max + 1;
-        r[nr++] = (run){l, n, s->off[l], step};
+        r[nr++] = (run){l, n, s->off[l], step, s->k[l]};
         l += n;
     }
     return nr;
@@ -582,9 +857,11 @@ static LLVMValueRef lane_range_mask(lw *L, LLVMValueRef mask, unsigned first, un
     return LLVMBuildShuffleVector(L->b, mask, LLVMGetPoison(LLVMTypeOf(mask)), LLVMConstVector(idx, n), "");
 }
 
-static LLVMValueRef at_offset(lw *L, LLVMValueRef base, int64_t off)
+static LLVMValueRef at_offset(lw *L, LLVMValueRef base, const run *r, LLVMValueRef sx)
 {
-    LLVMValueRef a = LLVMBuildAdd(L->b, base, const_i64(L, (uint64_t)off), "");
+    LLVMValueRef a = LLVMBuildAdd(L->b, base, const_i64(L, (uint64_t)r->off), "");
+    if (r->k)
+        a = LLVMBuildAdd(L->b, a, LLVMBuildMul(L->b, const_i64(L, (uint64_t)r->k), sx, ""), "");
     return LLVMBuildIntToPtr(L->b, a, L->ptr, "");
 }
 
@@ -597,15 +874,15 @@ static LLVMValueRef vector_load(lw *L, LLVMValueRef p, LLVMTypeRef vt, LLVMValue
 
 static bool same_run(const run *a, const run *b)
 {
-    return a->n == b->n && a->off == b->off && a->step == b->step;
+    return a->n == b->n && a->off == b->off && a->step == b->step && a->k == b->k;
 }
 
 /* One run's values under its lanes' mask `sub` (n elements): a masked
  * vector load, or a scalar load when some lane is active, broadcast. */
-static LLVMValueRef load_run(lw *L, LLVMValueRef base, const run *r, LLVMTypeRef elem, LLVMValueRef sub,
-                             uint32_t align)
+static LLVMValueRef load_run(lw *L, LLVMValueRef base, const run *r, LLVMValueRef sx, LLVMTypeRef elem,
+                             LLVMValueRef sub, uint32_t align)
 {
-    LLVMValueRef p = at_offset(L, base, r->off);
+    LLVMValueRef p = at_offset(L, base, r, sx);
     if (r->step) {
         LLVMValueRef v = vector_load(L, p, LLVMVectorType(elem, r->n), sub, align);
         return v;
@@ -649,7 +926,8 @@ static LLVMValueRef known_load(lw *L, const shape *s, LLVMValueRef addrs, LLVMVa
     }
     /* runs over the same addresses (a row read by two rows of lanes) load
      * once, under the union of their lanes */
-    LLVMValueRef base = lane0_value(L, addrs, s->off, 64, shape_lane(L, s, mask));
+    LLVMValueRef sx = shape_sym(L, s);
+    LLVMValueRef base = lane0_value(L, addrs, s->off, s->k, sx, 64, shape_lane(L, s, mask));
     LLVMValueRef acc = LLVMGetPoison(vt), parts[MAX_RUNS];
     for (unsigned i = 0; i < nr; i++) {
         unsigned j = 0;
@@ -662,7 +940,7 @@ static LLVMValueRef known_load(lw *L, const shape *s, LLVMValueRef addrs, LLVMVa
             for (unsigned k = i + 1; k < nr; k++)
                 if (same_run(&r[k], &r[i]))
                     sub = LLVMBuildOr(L->b, sub, lane_range_mask(L, mask, r[k].first, r[k].n), "");
-            parts[i] = load_run(L, base, &r[i], elem, sub, align);
+            parts[i] = load_run(L, base, &r[i], sx, elem, sub, align);
         }
         acc = place(L, acc, parts[i], &r[i]);
     }
@@ -687,11 +965,12 @@ static void known_store(lw *L, const shape *s, LLVMValueRef val, LLVMValueRef ad
         call_intrinsic(L, "llvm.masked.scatter", t, 2, a, 4);
         return;
     }
-    LLVMValueRef base = lane0_value(L, addrs, s->off, 64, shape_lane(L, s, mask));
+    LLVMValueRef sx = shape_sym(L, s);
+    LLVMValueRef base = lane0_value(L, addrs, s->off, s->k, sx, 64, shape_lane(L, s, mask));
     for (unsigned i = 0; i < nr; i++) {
         LLVMValueRef part = lane_range_mask(L, val, r[i].first, r[i].n);
         LLVMTypeRef t[2] = {LLVMTypeOf(part), L->ptr};
-        LLVMValueRef a[4] = {part, at_offset(L, base, r[i].off), const_i32(L, align),
+        LLVMValueRef a[4] = {part, at_offset(L, base, &r[i], sx), const_i32(L, align),
                              lane_range_mask(L, mask, r[i].first, r[i].n)};
         call_intrinsic(L, "llvm.masked.store", t, 2, a, 4);
     }
@@ -761,6 +1040,8 @@ static void emit_known(analysis *A, const shape *s, LLVMValueRef c)
     LLVMInstructionEraseFromParent(c);
 }
 
+
+
 /* One access: its guard and its placeholder decided together, from one
  * analysis (the placeholder's branch is dead when the guard is false). */
 static void rewrite(analysis *A, LLVMValueRef g)
@@ -775,7 +1056,7 @@ static void rewrite(analysis *A, LLVMValueRef g)
     shape *s = c ? analyze(A, LLVMGetOperand(g, 0)) : NULL;
     bool known = s && s->state == S_KNOWN;
     LLVMPositionBuilderBefore(L->b, g);
-    LLVMValueRef ok = known ? guard_cond(L, s, A->mask) : LLVMConstInt(L->i1, 0, false);
+    LLVMValueRef ok = known ? guard_cond(L, s, LLVMGetOperand(g, 0), A->mask) : LLVMConstInt(L->i1, 0, false);
     LLVMReplaceAllUsesWith(g, ok);
     LLVMInstructionEraseFromParent(g);
     if (known)

@@ -5,7 +5,8 @@
  * addresses whose lane pattern is known at compile time (a 16x16 block's
  * rows: a broadcast per row, one run of 16 read twice, runs stored at two
  * offsets) under full and partial masks, in 1D/2D/3D blocks whose sizes are
- * not multiples of 32, and registers reused with several definitions.  Each kernel runs with code specialized for its
+ * not multiples of 32, rows of lanes a run-time pitch apart (wrapping or
+ * not), and registers reused with several definitions.  Each kernel runs with code specialized for its
  * block shape and with the generic code (PTXJIT_SPECIALIZE). */
 #include <math.h>
 #include <setjmp.h>
@@ -134,6 +135,39 @@ static const char reuse_src[] = HEADER
     "DONE:\n  add.s32 %r8, %r8, %r2; mov.u32 %r2, %tid.x;\n"
     "  mul.wide.u32 %rd2, %r2, 4; add.s64 %rd3, %rd1, %rd2; st.global.u32 [%rd3], %r8;\n"
     "  ret;\n}\n";
+
+/* Rows of lanes a run-time pitch apart (symbolic strides): for thread
+ * (x, y) of a bx x by block, i = y * pitch + x (s32) and
+ * out[y * bx + x] = 2 in[i] + in[i + pitch] + in[i - 1] (in may point into
+ * the middle of its buffer: negative pitches).  wrap16 computes
+ * i = (y * pitch + x) mod 2^16 and writes out[y * bx + x] = in[i] - (x odd),
+ * loading on both sides of a divergent branch (the address reaches the
+ * loads through phis, its wrap tests left behind: the addresses are
+ * checked): rows whose 16-bit index wraps are not
+ * a stride in the wide address. */
+static const char pitch_src[] = HEADER
+    ".visible .entry pitched(.param .u64 in, .param .u64 out, .param .u32 pitch)\n{\n"
+    "  .reg .b32 %r<16>; .reg .f32 %f<8>; .reg .b64 %rd<16>;\n"
+    "  ld.param.u64 %rd1, [in]; ld.param.u64 %rd2, [out]; ld.param.u32 %r1, [pitch];\n"
+    "  mov.u32 %r2, %tid.x; mov.u32 %r3, %tid.y; mov.u32 %r4, %ntid.x;\n"
+    "  mad.lo.s32 %r5, %r3, %r1, %r2; mul.wide.s32 %rd3, %r5, 4; add.s64 %rd4, %rd1, %rd3;\n"
+    "  ld.global.f32 %f1, [%rd4]; mul.wide.s32 %rd5, %r1, 4; add.s64 %rd6, %rd4, %rd5; ld.global.f32 %f2, [%rd6];\n"
+    "  ld.global.f32 %f3, [%rd4+-4]; add.f32 %f4, %f1, %f1; add.f32 %f4, %f4, %f2; add.f32 %f4, %f4, %f3;\n"
+    "  mad.lo.s32 %r6, %r3, %r4, %r2; mul.wide.u32 %rd7, %r6, 4; add.s64 %rd8, %rd2, %rd7; st.global.f32 [%rd8], %f4;\n"
+    "  ret;\n}\n"
+    ".visible .entry wrap16(.param .u64 in, .param .u64 out, .param .u16 pitch)\n{\n"
+    "  .reg .pred %p<3>; .reg .b16 %rs<8>; .reg .b32 %r<16>; .reg .b64 %rd<16>;\n"
+    "  ld.param.u64 %rd1, [in]; ld.param.u64 %rd2, [out]; ld.param.u16 %rs1, [pitch];\n"
+    "  mov.u32 %r1, %tid.x; mov.u32 %r2, %tid.y; mov.u32 %r3, %ntid.x;\n"
+    "  setp.ge.u32 %p0, %r2, %r3; @%p0 bra DONE;\n"
+    "  cvt.u16.u32 %rs2, %r1; cvt.u16.u32 %rs3, %r2; mad.lo.u16 %rs4, %rs3, %rs1, %rs2;\n"
+    "  mul.wide.u16 %r4, %rs4, 4; cvt.u64.u32 %rd3, %r4; add.s64 %rd4, %rd1, %rd3;\n"
+    "  mad.lo.s32 %r6, %r2, %r3, %r1; mul.wide.u32 %rd5, %r6, 4; add.s64 %rd6, %rd2, %rd5;\n"
+    "  and.b32 %r7, %r1, 1; setp.eq.u32 %p1, %r7, 0; @%p1 bra EVEN;\n"
+    "  bra.uni ODD;\n"
+    "EVEN:\n  ld.global.u32 %r5, [%rd4]; st.global.u32 [%rd6], %r5; bra.uni DONE;\n"
+    "ODD:\n  ld.global.u32 %r5, [%rd4]; sub.s32 %r5, %r5, 1; st.global.u32 [%rd6], %r5;\n"
+    "DONE:\n  ret;\n}\n";
 
 static ptxjit_ctx *ctx;
 
@@ -298,6 +332,62 @@ static void test_reused_registers(void **state)
     ptxjit_module_unload(m);
 }
 
+static void test_pitched_rows(void **state)
+{
+    (void)state;
+    ptxjit_module *m;
+    const ptxjit_kernel *k = kernel(pitch_src, "pitched", &m);
+    enum { N = 8192, MID = 4096 };
+    float *buf = malloc(N * sizeof *buf), out[1024];
+    assert_non_null(buf);
+    for (int i = 0; i < N; i++)
+        buf[i] = (float)(i % 97) - 40.0f;
+    static const uint32_t shapes[][2] = {{16, 16}, {8, 8}, {32, 2}, {5, 7}, {12, 3}};
+    static const int32_t pitches[] = {16, 100, 7, 0, -20, 1};
+    for (size_t b = 0; b < sizeof shapes / sizeof *shapes; b++)
+        for (size_t q = 0; q < sizeof pitches / sizeof *pitches; q++) {
+            uint32_t bx = shapes[b][0], by = shapes[b][1];
+            int32_t pitch = pitches[q];
+            struct { float *in, *out; int32_t pitch; } p = {buf + MID, out, pitch};
+            run(k, 1, bx, by, 1, &p);
+            for (uint32_t y = 0; y < by; y++)
+                for (uint32_t x = 0; x < bx; x++) {
+                    int64_t i = MID + (int64_t)y * pitch + x;
+                    float want = buf[i] + buf[i] + buf[i + pitch] + buf[i - 1];
+                    if (out[y * bx + x] != want)
+                        fail_msg("%ux%u pitch %d: (%u,%u) = %g, want %g", bx, by, pitch, x, y, out[y * bx + x],
+                                 want);
+                }
+        }
+    free(buf);
+    ptxjit_module_unload(m);
+}
+
+static void test_wrapping_rows(void **state)
+{
+    (void)state;
+    ptxjit_module *m;
+    const ptxjit_kernel *k = kernel(pitch_src, "wrap16", &m);
+    enum { N = 65536 + 64 };
+    uint32_t *buf = malloc(N * sizeof *buf), out[256];
+    assert_non_null(buf);
+    for (uint32_t i = 0; i < N; i++)
+        buf[i] = i * 2654435761u;
+    static const uint16_t pitches[] = {20, 65526, 4096, 65535};
+    for (size_t q = 0; q < sizeof pitches / sizeof *pitches; q++) {
+        struct { uint32_t *in, *out; uint16_t pitch; } p = {buf, out, pitches[q]};
+        run(k, 1, 16, 16, 1, &p); /* rows y >= ntid.x would return early: none here */
+        for (uint32_t y = 0; y < 16; y++)
+            for (uint32_t x = 0; x < 16; x++) {
+                uint32_t i = (uint16_t)(y * pitches[q] + x);
+                if (out[y * 16 + x] != buf[i] - x % 2)
+                    fail_msg("pitch %u: (%u,%u) = %u, want in[%u] = %u", pitches[q], x, y, out[y * 16 + x], i, buf[i]);
+            }
+    }
+    free(buf);
+    ptxjit_module_unload(m);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -322,6 +412,8 @@ int main(void)
         cmocka_unit_test(test_tile_rows),
         cmocka_unit_test(test_tid_in_block_shapes),
         cmocka_unit_test(test_reused_registers),
+        cmocka_unit_test(test_pitched_rows),
+        cmocka_unit_test(test_wrapping_rows),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
