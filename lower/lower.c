@@ -491,10 +491,15 @@ static void partition(fn *F)
 {
     place_sync_points(F); /* splits the body into blocks */
     F->blocks = calloc(F->nblocks, sizeof *F->blocks);
+    F->conv = calloc(F->nblocks, sizeof *F->conv);
+    if (!F->blocks || !F->conv)
+        abort();
     for (uint32_t k = 0; k < F->nblocks; k++) {
         char name[32];
         snprintf(name, sizeof name, "b%u", k);
         F->blocks[k] = LLVMAppendBasicBlockInContext(F->L->ctx, F->fn, name);
+        snprintf(name, sizeof name, "c%u", k);
+        F->conv[k] = LLVMAppendBasicBlockInContext(F->L->ctx, F->fn, name);
     }
 }
 
@@ -565,9 +570,7 @@ static void lower_body(fn *F)
             /* Blocks skipped by numbering (none in practice) fall through. */
             cur = F->cur_block = b;
             last = NULL;
-            LLVMPositionBuilderAtEnd(L->b, F->blocks[b]);
-            LLVMValueRef pc = LLVMBuildLoad2(L->b, vec_of(L->i32), F->pc, "pc");
-            F->mask = LLVMBuildICmp(L->b, LLVMIntEQ, pc, splat(L, const_i32(L, b)), "mask");
+            begin_block(F, b, i);
         }
         const ptx_stmt *s = &f->body[i];
         if (s->kind == PTX_STMT_INSTR) {
@@ -587,8 +590,10 @@ static void lower_body(fn *F)
     if (!f->nbody) {
         LLVMPositionBuilderAtEnd(L->b, F->blocks[0]);
         F->mask = LLVMConstNull(vec_of(L->i1));
+        F->converged = LLVMConstInt(L->i1, 0, false);
         lower_block_end(F, 0, NULL);
     }
+    finish_converged_entries(F);
 }
 
 /* Entry block: arguments, lane constants, the initial pc vector. */
@@ -605,6 +610,8 @@ static void lower_prologue(fn *F)
         lanes[i] = const_i32(L, i);
     F->lane = LLVMConstVector(lanes, W);
     F->pc = entry_alloca(F, vec_of(L->i32), "pc");
+    F->mask_slot = entry_alloca(F, vec_of(L->i1), "lanes");
+    F->conv_slot = entry_alloca(F, L->i1, "converged");
     F->sched = entry_alloca(F, L->i32, "sched");
     LLVMBuildStore(L->b, const_i32(L, 0), F->sched);
     F->parked = entry_alloca(F, L->i32, "parked");
@@ -661,7 +668,9 @@ static uint32_t lower_function(lw *L, const ptx_func *f)
     LLVMPositionBuilderAtEnd(L->b, entry);
     /* A warp starts with its live lanes (lane 0 at least) at block 0, which
      * is the dispatcher's first pick. */
-    LLVMBasicBlockRef start = f->is_entry && F.nblocks ? F.blocks[0] : F.dispatch;
+    LLVMBasicBlockRef start = f->is_entry && F.nblocks ? F.conv[0] : F.dispatch;
+    if (f->is_entry && F.nblocks)
+        LLVMBuildStore(L->b, F.entry_mask, F.mask_slot);
     if (F.resumable)
         resume_entry_branch(&F, start);
     else
@@ -675,6 +684,7 @@ static uint32_t lower_function(lw *L, const ptx_func *f)
     ptrmap_free(&F.params);
     ptrmap_free(&F.locals);
     free(F.blocks);
+    free(F.conv);
     free(F.block_of_stmt);
     free(F.next_block);
     free(F.sync_block);

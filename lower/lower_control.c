@@ -38,7 +38,133 @@ static void branch_if(fn *F, LLVMValueRef cond, LLVMBasicBlockRef to)
     LLVMPositionBuilderAtEnd(L->b, other);
 }
 
+/* ---- converged entries ----
+ * A warp whose pending lanes are all at one block needs no pc vector:
+ * each block has a second entry, conv[b], taken with the lanes in
+ * mask_slot, and a uniform branch there goes straight to the next block's
+ * converged entry.  The pc vector then holds stale values for those lanes
+ * (and exact ones for the others: exited, returned); it is written again
+ * when the lanes split, wait or meet a block that reads it (sync points,
+ * calls), whose converged entry writes it and enters as before. */
+
+/* Whether block b's instructions may run with a stale pc vector. */
+static bool plain_block(fn *F, uint32_t b, uint32_t first)
+{
+    if (F->sync_block[b] || F->park_block[b])
+        return false;
+    for (uint32_t i = first; i < F->f->nbody && F->block_of_stmt[i] == b; i++) {
+        const ptx_stmt *s = &F->f->body[i];
+        if (s->kind == PTX_STMT_INSTR && (s->instr->op == PTX_OP_CALL || is_sync_point(s->instr)))
+            return false;
+    }
+    return true;
+}
+
+/* conv[b] for a block that reads the pc: write it, enter as before. */
+static void converged_to_pc(fn *F, uint32_t b)
+{
+    lw *L = F->L;
+    LLVMPositionBuilderAtEnd(L->b, F->conv[b]);
+    LLVMValueRef lanes = LLVMBuildLoad2(L->b, vec_of(L->i1), F->mask_slot, "");
+    set_pc(F, lanes, b);
+    LLVMBuildBr(L->b, F->blocks[b]);
+}
+
+void enter_converged(fn *F, LLVMValueRef lanes, uint32_t b)
+{
+    LLVMBuildStore(F->L->b, lanes, F->mask_slot);
+    LLVMBuildBr(F->L->b, F->conv[b]);
+}
+
+/* Both entries of block b (its first statement: first), then its body
+ * with F->mask and F->converged. */
+void begin_block(fn *F, uint32_t b, uint32_t first)
+{
+    lw *L = F->L;
+    LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "body");
+    LLVMPositionBuilderAtEnd(L->b, F->blocks[b]);
+    LLVMValueRef pc = load_pc(F);
+    LLVMBuildStore(L->b, LLVMBuildICmp(L->b, LLVMIntEQ, pc, splat(L, const_i32(L, b)), "mask"), F->mask_slot);
+    LLVMBuildStore(L->b, LLVMConstInt(L->i1, 0, false), F->conv_slot);
+    LLVMBuildBr(L->b, body);
+    if (plain_block(F, b, first)) {
+        LLVMPositionBuilderAtEnd(L->b, F->conv[b]);
+        LLVMBuildStore(L->b, LLVMConstInt(L->i1, 1, false), F->conv_slot);
+        LLVMBuildBr(L->b, body);
+    } else {
+        converged_to_pc(F, b);
+    }
+    LLVMPositionBuilderAtEnd(L->b, body);
+    F->mask = LLVMBuildLoad2(L->b, vec_of(L->i1), F->mask_slot, "mask");
+    F->converged = LLVMBuildLoad2(L->b, L->i1, F->conv_slot, "converged");
+}
+
+/* Converged entries of blocks never lowered (none in practice). */
+void finish_converged_entries(fn *F)
+{
+    for (uint32_t b = 0; b < F->nblocks; b++)
+        if (!LLVMGetBasicBlockTerminator(F->conv[b]))
+            converged_to_pc(F, b);
+}
+
+/* Every pending lane (bits `all`) is at block x when cond holds: it is
+ * entered converged. */
+static void join_at(fn *F, LLVMValueRef cond, LLVMValueRef all, uint32_t x)
+{
+    lw *L = F->L;
+    LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "joined");
+    branch_if(F, cond, go);
+    LLVMBasicBlockRef rest = LLVMGetInsertBlock(L->b);
+    LLVMPositionBuilderAtEnd(L->b, go);
+    enter_converged(F, lanes_of(F, all), x);
+    LLVMPositionBuilderAtEnd(L->b, rest);
+}
+
+/* A converged block's exit: a uniform branch (or lanes exiting while the
+ * others continue) stays converged; a split falls to `split`. */
+static void leave_converged(fn *F, LLVMValueRef taken, uint32_t t, uint32_t n, LLVMBasicBlockRef split)
+{
+    lw *L = F->L;
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef lanes = F->mask;
+    if (!taken) {
+        if (n < F->nblocks)
+            enter_converged(F, lanes, n);
+        else
+            LLVMBuildBr(b, split);
+        return;
+    }
+    LLVMValueRef tb = mask_bits(F, taken), lb = mask_bits(F, lanes);
+    if (t < F->nblocks) {
+        LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "uniform.taken");
+        branch_if(F, LLVMBuildICmp(b, LLVMIntEQ, tb, lb, ""), go);
+        LLVMBasicBlockRef rest = LLVMGetInsertBlock(b);
+        LLVMPositionBuilderAtEnd(b, go);
+        enter_converged(F, lanes, t);
+        LLVMPositionBuilderAtEnd(b, rest);
+    }
+    if (n < F->nblocks) {
+        LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "uniform.not");
+        branch_if(F, LLVMBuildICmp(b, LLVMIntEQ, tb, const_i32(L, 0), ""), go);
+        LLVMBasicBlockRef rest = LLVMGetInsertBlock(b);
+        LLVMPositionBuilderAtEnd(b, go);
+        enter_converged(F, lanes, n);
+        LLVMPositionBuilderAtEnd(b, rest);
+        if (t >= F->nblocks) { /* some lanes exit or return, the others go on together */
+            LLVMValueRef all = LLVMBuildICmp(b, LLVMIntEQ, tb, lb, "");
+            LLVMBasicBlockRef part = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "some.leave");
+            LLVMBuildCondBr(b, all, split, part);
+            LLVMPositionBuilderAtEnd(b, part);
+            set_pc(F, taken, t);
+            enter_converged(F, LLVMBuildAnd(b, lanes, LLVMBuildNot(b, taken, ""), ""), n);
+            return;
+        }
+    }
+    LLVMBuildBr(b, split);
+}
+
 /* Ends a block: its lanes (F->mask) in `taken` go to block t, the others
+
  * to n (taken NULL: all to n).  When every lane of the warp still pending
  * is then at one block, the jump is direct (the dispatcher would pick that
  * block); otherwise the dispatcher picks the next block. */
@@ -46,6 +172,12 @@ void leave_block(fn *F, LLVMValueRef taken, uint32_t t, uint32_t n)
 {
     lw *L = F->L;
     LLVMBuilderRef b = L->b;
+    LLVMBasicBlockRef conv = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "leave.converged");
+    LLVMBasicBlockRef general = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "leave");
+    LLVMBuildCondBr(b, F->converged, conv, general);
+    LLVMPositionBuilderAtEnd(b, conv);
+    leave_converged(F, taken, t, n, general);
+    LLVMPositionBuilderAtEnd(b, general);
     LLVMValueRef pc = load_pc(F);
     LLVMValueRef np = LLVMBuildSelect(b, F->mask, splat(L, const_i32(L, n)), pc, "");
     if (taken)
@@ -58,9 +190,9 @@ void leave_block(fn *F, LLVMValueRef taken, uint32_t t, uint32_t n)
     LLVMValueRef at_t = taken ? mask_bits(F, LLVMBuildICmp(b, LLVMIntEQ, np, splat(L, const_i32(L, t)), "")) : NULL;
     branch_if(F, LLVMBuildICmp(b, LLVMIntEQ, all, const_i32(L, 0), "none"), F->done);
     if (n < F->nblocks)
-        branch_if(F, LLVMBuildICmp(b, LLVMIntEQ, at_n, all, "joined"), F->blocks[n]);
+        join_at(F, LLVMBuildICmp(b, LLVMIntEQ, at_n, all, "joined"), all, n);
     if (taken && t < F->nblocks)
-        branch_if(F, LLVMBuildICmp(b, LLVMIntEQ, at_t, all, ""), F->blocks[t]);
+        join_at(F, LLVMBuildICmp(b, LLVMIntEQ, at_t, all, ""), all, t);
     if (taken && t < F->nblocks && n < F->nblocks && t != n) {
         /* A split with no other lane pending: the lower block runs first,
          * as the dispatcher would run it, except at its fairness picks. */

@@ -63,7 +63,11 @@ typedef struct fn {
     LLVMValueRef mask;           /* mask of the block being lowered: <32 x i1> */
     LLVMValueRef entry_mask;     /* lanes present at function entry */
     LLVMBasicBlockRef dispatch, done;
-    LLVMBasicBlockRef *blocks;   /* LLVM block per PTX block */
+    LLVMBasicBlockRef *blocks;   /* LLVM block per PTX block: entered with lanes at several blocks */
+    LLVMBasicBlockRef *conv;     /* its converged entry: every pending lane is there (lower_control.c) */
+    LLVMValueRef mask_slot;      /* alloca <32 x i1>: the block's lanes, set by whoever enters it */
+    LLVMValueRef conv_slot;      /* alloca i1: entered converged (the pc vector is stale for its lanes) */
+    LLVMValueRef converged;      /* the block's conv_slot value */
     uint32_t *block_of_stmt;     /* statement index -> PTX block (priority order) */
     uint32_t *next_block;        /* fall-through successor of each block (or PC_EXIT/PC_RET) */
     uint8_t *sync_block;         /* the block holds a sync point: no fairness pick (lower_converge.c) */
@@ -323,6 +327,9 @@ bool lower_sync(fn *F, const ptx_instr *in, LLVMValueRef mask);
 void yield_warp(fn *F);
 void emit_dispatcher(fn *F);
 void leave_block(fn *F, LLVMValueRef taken, uint32_t t, uint32_t n);
+void enter_converged(fn *F, LLVMValueRef lanes, uint32_t b); /* jump to b's converged entry */
+void begin_block(fn *F, uint32_t b, uint32_t first_stmt);
+void finish_converged_entries(fn *F);
 void bind_func_params(fn *F);
 
 #endif

@@ -297,7 +297,10 @@ static void resume_jump(fn *F)
         LLVMAddCase(sw, const_i32(L, k + 1), bb);
         LLVMPositionBuilderAtEnd(L->b, bb);
         LLVMValueRef at = mask_bits(F, LLVMBuildICmp(L->b, LLVMIntEQ, pc, splat(L, const_i32(L, next)), ""));
-        LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntEQ, at, pending, ""), F->blocks[next], F->dispatch);
+        LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "resume.converged");
+        LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntEQ, at, pending, ""), go, F->dispatch);
+        LLVMPositionBuilderAtEnd(L->b, go);
+        enter_converged(F, lanes_of(F, pending), next);
     }
 }
 
