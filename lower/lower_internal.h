@@ -84,6 +84,7 @@ typedef struct fn {
     LLVMValueRef sregs[PTX_SREG_COUNT][4];
     LLVMValueRef params_base;    /* kernel parameter buffer (entries) */
     LLVMValueRef shared_base;    /* CTA shared window */
+    LLVMValueRef local_top;      /* i64: the warp's stack top, lazily (32-bit .local addresses) */
     LLVMValueRef alloca_ip;      /* allocas go before this in the entry block */
     LLVMValueRef carry;          /* carry flag of add.cc/addc chains, <32 x i1>, lazily */
     uint32_t ntid[3];            /* the block shape, when known at compile time (else 0) */

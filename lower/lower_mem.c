@@ -128,30 +128,82 @@ static bool is_shared(uint8_t space)
            space == PTX_SPACE_SHARED_CLUSTER;
 }
 
-/* Real addresses <32 x i64> of an [..] operand in `space`. */
+/* The base of an [..] operand plus its immediate, added in the base's
+ * width as the ISA's address arithmetic is: a 32-bit register, a shared
+ * variable's offset and a bare [imm] in a 32-bit space wrap modulo 2^32
+ * (nvcc keeps bases such as buf - 64 * tid that are "negative" as 32-bit
+ * values), a 64-bit register modulo 2^64.  <32 x i32> or <32 x i64>. */
+static LLVMValueRef base_plus_imm(fn *F, const ptx_instr *in, const ptx_operand *a, bool narrow_space)
+{
+    lw *L = F->L;
+    const ptx_operand *b = a->nelems ? &a->elems[0] : NULL;
+    LLVMValueRef v;
+    if (!b) {
+        v = splat(L, narrow_space ? const_i32(L, 0) : const_i64(L, 0));
+    } else if (b->var && b->var->space == PTX_SP_REG) {
+        v = read_opd(F, b, ptx_type_size(b->var->type) <= 4 ? PTX_TYPE_U32 : PTX_TYPE_U64, false);
+    } else {
+        v = var_address(F, b, in->loc);
+        if (b->var && ptrmap_get(&L->shared_off, b->var))
+            v = LLVMBuildTrunc(L->b, v, vec_of(L->i32), "");
+    }
+    if (a->imm)
+        v = LLVMBuildAdd(L->b, v, splat(L, LLVMConstInt(LLVMGetElementType(LLVMTypeOf(v)), a->imm, false)), "");
+    return v;
+}
+
+/* The warp's stack top (i64), which every .local frame of the warp lies
+ * below: computed once, in the entry block. */
+static LLVMValueRef local_top(fn *F)
+{
+    lw *L = F->L;
+    if (F->local_top)
+        return F->local_top;
+    LLVMValueRef bounds = entry_alloca(F, LLVMArrayType2(L->i64, 2), "local.window");
+    LLVMBuilderRef b = LLVMCreateBuilderInContext(L->ctx);
+    LLVMPositionBuilderBefore(b, F->alloca_ip);
+    LLVMTypeRef p[3] = {L->ptr, L->i32, L->ptr};
+    LLVMValueRef f = declare_rt(L, "ptxjit_rt_local_window", L->voidt, p, 3);
+    LLVMValueRef args[3] = {F->cta, F->warp, bounds};
+    LLVMBuildCall2(b, LLVMGlobalGetValueType(f), f, args, 3, "");
+    LLVMValueRef one = const_i64(L, 1);
+    F->local_top = LLVMBuildLoad2(b, L->i64, LLVMBuildGEP2(b, L->i64, bounds, &one, 1, ""), "local.top");
+    LLVMDisposeBuilder(b);
+    return F->local_top;
+}
+
+/* A 32-bit .local address is the low half of a real one: the window is
+ * the 4 GiB below the warp's stack top T, where a maps to
+ * T - 2^32 + ((a - T) mod 2^32).  (64-bit .local addresses are real
+ * addresses, so mov.u32 of a .local variable and cvta.local.u32 truncate
+ * and this inverts them.) */
+static LLVMValueRef in_local_window(fn *F, LLVMValueRef a32)
+{
+    lw *L = F->L;
+    LLVMValueRef top = local_top(F);
+    LLVMValueRef below = LLVMBuildSub(L->b, a32, splat(L, LLVMBuildTrunc(L->b, top, L->i32, "")), "");
+    LLVMValueRef start = LLVMBuildSub(L->b, top, const_i64(L, 1ull << 32), "");
+    return LLVMBuildAdd(L->b, splat(L, start), LLVMBuildZExt(L->b, below, vec_of(L->i64), ""), "");
+}
+
+/* Real addresses <32 x i64> of an [..] operand in `space`: the base plus
+ * the immediate in the base's width, then placed in the space's window
+ * (shared offsets in the CTA's shared window; other addresses are real,
+ * zero-extended from 32 bits, but for the .local window above). */
 LLVMValueRef address_of(fn *F, const ptx_instr *in, const ptx_operand *a, uint8_t space)
 {
     lw *L = F->L;
-    LLVMValueRef addr;
-    if (!a->nelems) {
-        addr = splat(L, const_i64(L, 0));
-        if (is_shared(space))
-            addr = per_lane(F, F->shared_base, 0);
-    } else {
-        const ptx_operand *b = &a->elems[0];
-        if (b->var && b->var->space == PTX_SP_REG) {
-            addr = read_opd(F, b, PTX_TYPE_U64, false);
-            if (is_shared(space))
-                addr = LLVMBuildAdd(L->b, addr, splat(L, ptr_to_i64(L, F->shared_base)), "");
-        } else {
-            addr = var_address(F, b, in->loc);
-            if (b->var && ptrmap_get(&L->shared_off, b->var))
-                addr = LLVMBuildAdd(L->b, addr, splat(L, ptr_to_i64(L, F->shared_base)), "");
-        }
-    }
-    if (a->imm)
-        addr = LLVMBuildAdd(L->b, addr, splat(L, const_i64(L, a->imm)), "");
-    return addr;
+    const ptx_var *bv = a->nelems ? a->elems[0].var : NULL;
+    bool shared = is_shared(space) || (bv && ptrmap_get(&L->shared_off, bv));
+    LLVMValueRef v = base_plus_imm(F, in, a, shared);
+    bool narrow = LLVMGetIntTypeWidth(LLVMGetElementType(LLVMTypeOf(v))) == 32;
+    if (narrow && space == PTX_SPACE_LOCAL)
+        return in_local_window(F, v);
+    if (narrow)
+        v = LLVMBuildZExt(L->b, v, vec_of(L->i64), "");
+    if (shared)
+        v = LLVMBuildAdd(L->b, splat(L, ptr_to_i64(L, F->shared_base)), v, "");
+    return v;
 }
 
 /* Branches on whether the lanes' addresses are base, base+s, base+2s, ... */
