@@ -428,27 +428,21 @@ static void lower_st(fn *F, const ptx_instr *in, LLVMValueRef mask)
     }
 }
 
-/* cvta: shared offsets <-> generic addresses; other spaces are identity. */
+/* cvta: shared offsets <-> generic addresses; other spaces are identity.
+ * In the instruction's width: a .u32 conversion wraps modulo 2^32. */
 static void lower_cvta(fn *F, const ptx_instr *in, LLVMValueRef mask)
 {
     lw *L = F->L;
     ptx_type t = (ptx_type)in->types[0];
     const ptx_operand *a = &in->opds[1];
-    bool shared = is_shared(in->mod[PTX_CAT_SPACE]);
-    LLVMValueRef v;
-    if (a->kind == PTX_OPD_NAME && a->var && a->var->space != PTX_SP_REG) {
-        v = var_address(F, a, in->loc); /* cvta.space d, var */
-        if (shared && !(in->flags & PTX_FLAG_BIT(TO)))
-            v = LLVMBuildAdd(L->b, v, splat(L, ptr_to_i64(L, F->shared_base)), "");
-    } else {
-        v = read_opd(F, a, PTX_TYPE_U64, false);
-        if (shared) {
-            LLVMValueRef base = splat(L, ptr_to_i64(L, F->shared_base));
-            v = in->flags & PTX_FLAG_BIT(TO) ? LLVMBuildSub(L->b, v, base, "")
-                                              : LLVMBuildAdd(L->b, v, base, "");
-        }
+    bool is_var = a->kind == PTX_OPD_NAME && a->var && a->var->space != PTX_SP_REG; /* cvta.space d, var */
+    bool to = in->flags & PTX_FLAG_BIT(TO);
+    LLVMValueRef v = read_opd(F, a, t, false);
+    if (is_shared(in->mod[PTX_CAT_SPACE]) && !(is_var && to)) {
+        LLVMValueRef base = splat(L, LLVMBuildTrunc(L->b, ptr_to_i64(L, F->shared_base), storage_int(L, t), ""));
+        v = to ? LLVMBuildSub(L->b, v, base, "") : LLVMBuildAdd(L->b, v, base, "");
     }
-    write_reg(F, &in->opds[0], to_type(F, v, PTX_TYPE_U64, t, false), t, false, mask);
+    write_reg(F, &in->opds[0], v, t, false, mask);
 }
 
 /* ld/st with .relaxed/.acquire/.release/.volatile/.mmio: one scalar access
