@@ -158,6 +158,7 @@ void lower_shapes(lw *L, LLVMTargetMachineRef tm);
 
 /* lower_space.c: isspacep, mapa, getctarank; clusters of one CTA */
 bool lower_space(fn *F, const ptx_instr *in, LLVMValueRef mask);
+void local_window(fn *F, LLVMBuilderRef b, LLVMValueRef out[2]); /* the warp's .local [lo, hi) */
 void check_cluster_dims(lw *L, const ptx_func *f);
 bool kernel_is_explicit_cluster(const ptx_func *f);
 

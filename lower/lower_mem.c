@@ -156,19 +156,14 @@ static LLVMValueRef base_plus_imm(fn *F, const ptx_instr *in, const ptx_operand 
  * below: computed once, in the entry block. */
 static LLVMValueRef local_top(fn *F)
 {
-    lw *L = F->L;
-    if (F->local_top)
-        return F->local_top;
-    LLVMValueRef bounds = entry_alloca(F, LLVMArrayType2(L->i64, 2), "local.window");
-    LLVMBuilderRef b = LLVMCreateBuilderInContext(L->ctx);
-    LLVMPositionBuilderBefore(b, F->alloca_ip);
-    LLVMTypeRef p[3] = {L->ptr, L->i32, L->ptr};
-    LLVMValueRef f = declare_rt(L, "ptxjit_rt_local_window", L->voidt, p, 3);
-    LLVMValueRef args[3] = {F->cta, F->warp, bounds};
-    LLVMBuildCall2(b, LLVMGlobalGetValueType(f), f, args, 3, "");
-    LLVMValueRef one = const_i64(L, 1);
-    F->local_top = LLVMBuildLoad2(b, L->i64, LLVMBuildGEP2(b, L->i64, bounds, &one, 1, ""), "local.top");
-    LLVMDisposeBuilder(b);
+    if (!F->local_top) {
+        LLVMBuilderRef b = LLVMCreateBuilderInContext(F->L->ctx);
+        LLVMPositionBuilderBefore(b, F->alloca_ip);
+        LLVMValueRef w[2];
+        local_window(F, b, w);
+        F->local_top = w[1];
+        LLVMDisposeBuilder(b);
+    }
     return F->local_top;
 }
 
@@ -177,7 +172,7 @@ static LLVMValueRef local_top(fn *F)
  * T - 2^32 + ((a - T) mod 2^32).  (64-bit .local addresses are real
  * addresses, so mov.u32 of a .local variable and cvta.local.u32 truncate
  * and this inverts them.) */
-static LLVMValueRef in_local_window(fn *F, LLVMValueRef a32)
+static LLVMValueRef local32_to_real(fn *F, LLVMValueRef a32)
 {
     lw *L = F->L;
     LLVMValueRef top = local_top(F);
@@ -198,7 +193,7 @@ LLVMValueRef address_of(fn *F, const ptx_instr *in, const ptx_operand *a, uint8_
     LLVMValueRef v = base_plus_imm(F, in, a, shared);
     bool narrow = LLVMGetIntTypeWidth(LLVMGetElementType(LLVMTypeOf(v))) == 32;
     if (narrow && space == PTX_SPACE_LOCAL)
-        return in_local_window(F, v);
+        return local32_to_real(F, v);
     if (narrow)
         v = LLVMBuildZExt(L->b, v, vec_of(L->i64), "");
     if (shared)
