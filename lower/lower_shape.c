@@ -507,6 +507,31 @@ static shape *analyze(analysis *A, LLVMValueRef v)
 
 /* ---- rewriting the placeholders ---- */
 
+/* Lane f of v, from scalars where v adds a splat to a vector or extends
+ * one: accesses at several immediates from one register (a 32-bit shared
+ * address wrapped as zext(r + imm)) then extract r once, and the address
+ * vectors stay with the run-time path that needs them. */
+static LLVMValueRef lane_of(lw *L, LLVMValueRef v, LLVMValueRef f)
+{
+    LLVMOpcode op = LLVMIsAInstruction(v) ? LLVMGetInstructionOpcode(v) : LLVMRet;
+    LLVMTypeRef t = LLVMGetElementType(LLVMTypeOf(v));
+    if (op == LLVMZExt || op == LLVMSExt)
+        return LLVMBuildCast(L->b, op, lane_of(L, LLVMGetOperand(v, 0), f), t, "");
+    if (op == LLVMShuffleVector && is_broadcast(v))
+        return LLVMBuildExtractElement(L->b, LLVMGetOperand(v, 0), const_i32(L, (uint32_t)LLVMGetMaskValue(v, 0)), "");
+    if (op == LLVMAdd || op == LLVMSub) {
+        LLVMValueRef a = LLVMGetOperand(v, 0), b = LLVMGetOperand(v, 1);
+        int64_t k;
+        bool splat_b = const_splat(b, &k) || (LLVMIsAShuffleVectorInst(b) && is_broadcast(b));
+        bool splat_a = op == LLVMAdd && (const_splat(a, &k) || (LLVMIsAShuffleVectorInst(a) && is_broadcast(a)));
+        if (splat_a || splat_b)
+            return LLVMBuildBinOp(L->b, op, lane_of(L, a, f), lane_of(L, b, f), "");
+    }
+    if (LLVMIsConstant(v) && const_splat(v, &(int64_t){0}))
+        return LLVMGetAggregateElement(v, 0);
+    return LLVMBuildExtractElement(L->b, v, f, "");
+}
+
 /* Lane 0's value as the shape has it: lane f's minus f's offset.  f is the
  * access's first active lane, whose value holds the shape even where the
  * others' were left over from other blocks (lowest_lane); lane 0 itself
@@ -517,8 +542,16 @@ static LLVMValueRef lane0_value(lw *L, LLVMValueRef v, const int64_t *off, unsig
     LLVMValueRef offs[W];
     for (unsigned l = 0; l < W; l++)
         offs[l] = LLVMConstInt(t, (uint64_t)off[l], true);
-    LLVMValueRef o = LLVMBuildExtractElement(L->b, LLVMConstVector(offs, W), f, "");
-    return LLVMBuildSub(L->b, LLVMBuildExtractElement(L->b, v, f, ""), o, "");
+    /* f's offset read from a table: a constant vector indexed by a variable
+     * would be stored to the stack first, at every access */
+    LLVMValueRef table = LLVMAddGlobal(L->mod, LLVMArrayType2(t, W), "ptxjit.lane.offsets");
+    LLVMSetInitializer(table, LLVMConstArray2(t, offs, W));
+    LLVMSetGlobalConstant(table, true);
+    LLVMSetLinkage(table, LLVMPrivateLinkage);
+    LLVMSetUnnamedAddress(table, LLVMGlobalUnnamedAddr);
+    LLVMValueRef idx[2] = {const_i32(L, 0), f};
+    LLVMValueRef o = LLVMBuildLoad2(L->b, t, LLVMBuildGEP2(L->b, LLVMArrayType2(t, W), table, idx, 2, ""), "");
+    return LLVMBuildSub(L->b, lane_of(L, v, f), o, "");
 }
 
 /* The guard condition of a known shape: no widened lane wraps. */
