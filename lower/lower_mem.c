@@ -201,14 +201,64 @@ LLVMValueRef address_of(fn *F, const ptx_instr *in, const ptx_operand *a, uint8_
     return v;
 }
 
-/* Branches on whether the lanes' addresses are base, base+s, base+2s, ... */
+/* An address vector as address_of builds it for a 32-bit address: a
+ * window plus 32-bit offsets, splat(window) + zext(off).  The run-time
+ * tests then compare 32-bit lanes (half the vector work), and lane 0's
+ * address is a scalar sum. */
+static bool window_offsets(LLVMValueRef addrs, LLVMValueRef *window, LLVMValueRef *off)
+{
+    if (!LLVMIsAInstruction(addrs) || LLVMGetInstructionOpcode(addrs) != LLVMAdd)
+        return false;
+    LLVMValueRef w = LLVMGetOperand(addrs, 0), z = LLVMGetOperand(addrs, 1);
+    LLVMValueRef ins = LLVMIsAShuffleVectorInst(w) ? LLVMGetOperand(w, 0) : NULL;
+    if (!ins || !LLVMIsAInsertElementInst(ins) || !LLVMIsAZExtInst(z))
+        return false;
+    *window = LLVMGetOperand(ins, 1);
+    *off = LLVMGetOperand(z, 0);
+    return true;
+}
+
+/* Lane 0's address (i64). */
+static LLVMValueRef first_address(fn *F, LLVMValueRef addrs)
+{
+    lw *L = F->L;
+    LLVMValueRef window, off;
+    if (!window_offsets(addrs, &window, &off))
+        return LLVMBuildExtractElement(L->b, addrs, const_i32(L, 0), "");
+    LLVMValueRef o = LLVMBuildExtractElement(L->b, off, const_i32(L, 0), "");
+    return LLVMBuildAdd(L->b, window, LLVMBuildZExt(L->b, o, L->i64, ""), "");
+}
+
+/* The lanes' pointers for a gather or scatter, built where it is (from
+ * the window and offsets when there are: the 64-bit vector is then only
+ * computed on that path). */
+static LLVMValueRef lane_pointers(fn *F, LLVMValueRef addrs)
+{
+    lw *L = F->L;
+    LLVMValueRef window, off;
+    if (window_offsets(addrs, &window, &off))
+        addrs = LLVMBuildAdd(L->b, splat(L, window), LLVMBuildZExt(L->b, off, vec_of(L->i64), ""), "");
+    return LLVMBuildIntToPtr(L->b, addrs, vec_of(L->ptr), "");
+}
+
+/* Branches on whether the lanes' addresses are base, base+s, base+2s, ...
+ * (32-bit offsets: consecutive and not wrapping past 2^32 before the last
+ * lane's end). */
 static LLVMValueRef is_contiguous(fn *F, LLVMValueRef addrs, uint32_t size)
 {
     lw *L = F->L;
+    LLVMTypeRef vt = vec_of(L->i1);
+    LLVMValueRef window, off;
+    if (window_offsets(addrs, &window, &off)) {
+        LLVMValueRef first = LLVMBuildExtractElement(L->b, off, const_i32(L, 0), "");
+        LLVMValueRef steps = LLVMBuildMul(L->b, F->lane, splat(L, const_i32(L, size)), "");
+        LLVMValueRef eq = LLVMBuildICmp(L->b, LLVMIntEQ, off, LLVMBuildAdd(L->b, splat(L, first), steps, ""), "");
+        LLVMValueRef fits = LLVMBuildICmp(L->b, LLVMIntULE, first, const_i32(L, 0u - W * size), "");
+        return LLVMBuildAnd(L->b, call_intrinsic(L, "llvm.vector.reduce.and", &vt, 1, &eq, 1), fits, "");
+    }
     LLVMValueRef first = LLVMBuildExtractElement(L->b, addrs, const_i32(L, 0), "");
     LLVMValueRef expect = per_lane(F, LLVMBuildIntToPtr(L->b, first, L->ptr, ""), size);
     LLVMValueRef eq = LLVMBuildICmp(L->b, LLVMIntEQ, addrs, expect, "");
-    LLVMTypeRef vt = vec_of(L->i1);
     return call_intrinsic(L, "llvm.vector.reduce.and", &vt, 1, &eq, 1);
 }
 
@@ -216,8 +266,11 @@ static LLVMValueRef is_contiguous(fn *F, LLVMValueRef addrs, uint32_t size)
 static LLVMValueRef is_uniform_addr(fn *F, LLVMValueRef addrs, LLVMValueRef mask)
 {
     lw *L = F->L;
-    LLVMValueRef first = LLVMBuildExtractElement(L->b, addrs, const_i32(L, 0), "");
-    LLVMValueRef eq = LLVMBuildICmp(L->b, LLVMIntEQ, addrs, splat(L, first), "");
+    LLVMValueRef window, lanes = addrs;
+    if (!window_offsets(addrs, &window, &lanes))
+        lanes = addrs;
+    LLVMValueRef first = LLVMBuildExtractElement(L->b, lanes, const_i32(L, 0), "");
+    LLVMValueRef eq = LLVMBuildICmp(L->b, LLVMIntEQ, lanes, splat(L, first), "");
     LLVMTypeRef vt = vec_of(L->i1);
     LLVMValueRef all = call_intrinsic(L, "llvm.vector.reduce.and", &vt, 1, &eq, 1);
     LLVMValueRef any = call_intrinsic(L, "llvm.vector.reduce.or", &vt, 1, &mask, 1);
@@ -242,23 +295,20 @@ static LLVMValueRef classified_load(fn *F, LLVMValueRef addrs, LLVMTypeRef elem,
     LLVMPositionBuilderAtEnd(L->b, vary);
     LLVMBuildCondBr(L->b, is_uniform_addr(F, addrs, mask), uni, slow);
     LLVMPositionBuilderAtEnd(L->b, uni); /* one scalar load, broadcast */
-    LLVMValueRef p = LLVMBuildIntToPtr(
-        L->b, LLVMBuildExtractElement(L->b, addrs, const_i32(L, 0), ""), L->ptr, "");
+    LLVMValueRef p = LLVMBuildIntToPtr(L->b, first_address(F, addrs), L->ptr, "");
     LLVMValueRef sv = LLVMBuildLoad2(L->b, elem, p, "");
     LLVMSetAlignment(sv, align);
     LLVMValueRef v0 = splat(L, sv);
     LLVMBuildBr(L->b, join);
     LLVMPositionBuilderAtEnd(L->b, fast);
-    LLVMValueRef p0 = LLVMBuildIntToPtr(
-        L->b, LLVMBuildExtractElement(L->b, addrs, const_i32(L, 0), ""), L->ptr, "");
+    LLVMValueRef p0 = LLVMBuildIntToPtr(L->b, first_address(F, addrs), L->ptr, "");
     LLVMTypeRef t1[2] = {vt, L->ptr};
     LLVMValueRef a1[4] = {p0, alignv, mask, passthru};
     LLVMValueRef v1 = call_intrinsic(L, "llvm.masked.load", t1, 2, a1, 4);
     LLVMBuildBr(L->b, join);
     LLVMPositionBuilderAtEnd(L->b, slow);
-    LLVMValueRef ptrs = LLVMBuildIntToPtr(L->b, addrs, pvt, "");
     LLVMTypeRef t2[2] = {vt, pvt};
-    LLVMValueRef a2[4] = {ptrs, alignv, mask, passthru};
+    LLVMValueRef a2[4] = {lane_pointers(F, addrs), alignv, mask, passthru};
     LLVMValueRef v2 = call_intrinsic(L, "llvm.masked.gather", t2, 2, a2, 4);
     LLVMBuildBr(L->b, join);
     LLVMPositionBuilderAtEnd(L->b, join);
@@ -279,15 +329,14 @@ static void classified_store(fn *F, LLVMValueRef addrs, LLVMValueRef val, uint32
     LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "st.join");
     LLVMBuildCondBr(L->b, is_contiguous(F, addrs, align), fast, slow);
     LLVMPositionBuilderAtEnd(L->b, fast);
-    LLVMValueRef p0 = LLVMBuildIntToPtr(
-        L->b, LLVMBuildExtractElement(L->b, addrs, const_i32(L, 0), ""), L->ptr, "");
+    LLVMValueRef p0 = LLVMBuildIntToPtr(L->b, first_address(F, addrs), L->ptr, "");
     LLVMTypeRef t1[2] = {vt, L->ptr};
     LLVMValueRef a1[4] = {val, p0, alignv, mask};
     call_intrinsic(L, "llvm.masked.store", t1, 2, a1, 4);
     LLVMBuildBr(L->b, join);
     LLVMPositionBuilderAtEnd(L->b, slow);
     LLVMTypeRef t2[2] = {vt, pvt};
-    LLVMValueRef a2[4] = {val, LLVMBuildIntToPtr(L->b, addrs, pvt, ""), alignv, mask};
+    LLVMValueRef a2[4] = {val, lane_pointers(F, addrs), alignv, mask};
     call_intrinsic(L, "llvm.masked.scatter", t2, 2, a2, 4);
     LLVMBuildBr(L->b, join);
     LLVMPositionBuilderAtEnd(L->b, join);
