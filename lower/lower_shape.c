@@ -542,6 +542,8 @@ static LLVMValueRef lane0_value(lw *L, LLVMValueRef v, const int64_t *off, unsig
     LLVMValueRef offs[W];
     for (unsigned l = 0; l < W; l++)
         offs[l] = LLVMConstInt(t, (uint64_t)off[l], true);
+    if (LLVMIsAConstantInt(f))
+        return LLVMBuildSub(L->b, lane_of(L, v, f), offs[LLVMConstIntGetZExtValue(f) % W], "");
     /* f's offset read from a table: a constant vector indexed by a variable
      * would be stored to the stack first, at every access */
     LLVMValueRef table = LLVMAddGlobal(L->mod, LLVMArrayType2(t, W), "ptxjit.lane.offsets");
