@@ -266,8 +266,8 @@ static LLVMValueRef is_contiguous(fn *F, LLVMValueRef addrs, uint32_t size)
 static LLVMValueRef is_uniform_addr(fn *F, LLVMValueRef addrs, LLVMValueRef mask)
 {
     lw *L = F->L;
-    LLVMValueRef window, lanes = addrs;
-    if (!window_offsets(addrs, &window, &lanes))
+    LLVMValueRef window, lanes;
+    if (!window_offsets(addrs, &window, &lanes)) /* else the 32-bit offsets */
         lanes = addrs;
     LLVMValueRef first = LLVMBuildExtractElement(L->b, lanes, const_i32(L, 0), "");
     LLVMValueRef eq = LLVMBuildICmp(L->b, LLVMIntEQ, lanes, splat(L, first), "");

@@ -507,6 +507,12 @@ static shape *analyze(analysis *A, LLVMValueRef v)
 
 /* ---- rewriting the placeholders ---- */
 
+static bool is_splat(LLVMValueRef v)
+{
+    int64_t k;
+    return const_splat(v, &k) || (LLVMIsAShuffleVectorInst(v) && is_broadcast(v));
+}
+
 /* Lane f of v, from scalars where v adds a splat to a vector or extends
  * one: accesses at several immediates from one register (a 32-bit shared
  * address wrapped as zext(r + imm)) then extract r once, and the address
@@ -517,14 +523,15 @@ static LLVMValueRef lane_of(lw *L, LLVMValueRef v, LLVMValueRef f)
     LLVMTypeRef t = LLVMGetElementType(LLVMTypeOf(v));
     if (op == LLVMZExt || op == LLVMSExt)
         return LLVMBuildCast(L->b, op, lane_of(L, LLVMGetOperand(v, 0), f), t, "");
-    if (op == LLVMShuffleVector && is_broadcast(v))
-        return LLVMBuildExtractElement(L->b, LLVMGetOperand(v, 0), const_i32(L, (uint32_t)LLVMGetMaskValue(v, 0)), "");
+    if (op == LLVMShuffleVector && is_broadcast(v)) {
+        LLVMValueRef src = LLVMGetOperand(v, 0);
+        int m = LLVMGetMaskValue(v, 0);
+        if ((unsigned)m < LLVMGetVectorSize(LLVMTypeOf(src)))
+            return LLVMBuildExtractElement(L->b, src, const_i32(L, (uint32_t)m), "");
+    }
     if (op == LLVMAdd || op == LLVMSub) {
         LLVMValueRef a = LLVMGetOperand(v, 0), b = LLVMGetOperand(v, 1);
-        int64_t k;
-        bool splat_b = const_splat(b, &k) || (LLVMIsAShuffleVectorInst(b) && is_broadcast(b));
-        bool splat_a = op == LLVMAdd && (const_splat(a, &k) || (LLVMIsAShuffleVectorInst(a) && is_broadcast(a)));
-        if (splat_a || splat_b)
+        if (is_splat(a) || is_splat(b))
             return LLVMBuildBinOp(L->b, op, lane_of(L, a, f), lane_of(L, b, f), "");
     }
     if (LLVMIsConstant(v) && const_splat(v, &(int64_t){0}))
