@@ -88,6 +88,7 @@ typedef struct fn {
     LLVMValueRef sregs[PTX_SREG_COUNT][4];
     LLVMValueRef params_base;    /* kernel parameter buffer (entries) */
     LLVMValueRef shared_base;    /* CTA shared window */
+    LLVMValueRef local_top;      /* i64: the warp's stack top, lazily (32-bit .local addresses) */
     LLVMValueRef alloca_ip;      /* allocas go before this in the entry block */
     LLVMValueRef carry;          /* carry flag of add.cc/addc chains, <32 x i1>, lazily */
     uint32_t ntid[3];            /* the block shape, when known at compile time (else 0) */
@@ -161,6 +162,7 @@ void lower_shapes(lw *L, LLVMTargetMachineRef tm);
 
 /* lower_space.c: isspacep, mapa, getctarank; clusters of one CTA */
 bool lower_space(fn *F, const ptx_instr *in, LLVMValueRef mask);
+void local_window(fn *F, LLVMBuilderRef b, LLVMValueRef out[2]); /* the warp's .local [lo, hi) */
 void check_cluster_dims(lw *L, const ptx_func *f);
 bool kernel_is_explicit_cluster(const ptx_func *f);
 

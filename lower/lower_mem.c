@@ -128,40 +128,137 @@ static bool is_shared(uint8_t space)
            space == PTX_SPACE_SHARED_CLUSTER;
 }
 
-/* Real addresses <32 x i64> of an [..] operand in `space`. */
+/* The base of an [..] operand plus its immediate, added in the base's
+ * width as the ISA's address arithmetic is: a 32-bit register, a shared
+ * variable's offset and a bare [imm] in a 32-bit space wrap modulo 2^32
+ * (nvcc keeps bases such as buf - 64 * tid that are "negative" as 32-bit
+ * values), a 64-bit register modulo 2^64.  <32 x i32> or <32 x i64>. */
+static LLVMValueRef base_plus_imm(fn *F, const ptx_instr *in, const ptx_operand *a, bool narrow_space)
+{
+    lw *L = F->L;
+    const ptx_operand *b = a->nelems ? &a->elems[0] : NULL;
+    LLVMValueRef v;
+    if (!b) {
+        v = splat(L, narrow_space ? const_i32(L, 0) : const_i64(L, 0));
+    } else if (b->var && b->var->space == PTX_SP_REG) {
+        v = read_opd(F, b, ptx_type_size(b->var->type) <= 4 ? PTX_TYPE_U32 : PTX_TYPE_U64, false);
+    } else {
+        v = var_address(F, b, in->loc);
+        if (b->var && ptrmap_get(&L->shared_off, b->var))
+            v = LLVMBuildTrunc(L->b, v, vec_of(L->i32), "");
+    }
+    if (a->imm)
+        v = LLVMBuildAdd(L->b, v, splat(L, LLVMConstInt(LLVMGetElementType(LLVMTypeOf(v)), a->imm, false)), "");
+    return v;
+}
+
+/* The warp's stack top (i64), which every .local frame of the warp lies
+ * below: computed once, in the entry block. */
+static LLVMValueRef local_top(fn *F)
+{
+    if (!F->local_top) {
+        LLVMBuilderRef b = LLVMCreateBuilderInContext(F->L->ctx);
+        LLVMPositionBuilderBefore(b, F->alloca_ip);
+        LLVMValueRef w[2];
+        local_window(F, b, w);
+        F->local_top = w[1];
+        LLVMDisposeBuilder(b);
+    }
+    return F->local_top;
+}
+
+/* A 32-bit .local address is the low half of a real one: the window is
+ * the 4 GiB below the warp's stack top T, where a maps to
+ * T - 2^32 + ((a - T) mod 2^32).  (64-bit .local addresses are real
+ * addresses, so mov.u32 of a .local variable and cvta.local.u32 truncate
+ * and this inverts them.) */
+static LLVMValueRef local32_to_real(fn *F, LLVMValueRef a32)
+{
+    lw *L = F->L;
+    LLVMValueRef top = local_top(F);
+    LLVMValueRef below = LLVMBuildSub(L->b, a32, splat(L, LLVMBuildTrunc(L->b, top, L->i32, "")), "");
+    LLVMValueRef start = LLVMBuildSub(L->b, top, const_i64(L, 1ull << 32), "");
+    return LLVMBuildAdd(L->b, splat(L, start), LLVMBuildZExt(L->b, below, vec_of(L->i64), ""), "");
+}
+
+/* Real addresses <32 x i64> of an [..] operand in `space`: the base plus
+ * the immediate in the base's width, then placed in the space's window
+ * (shared offsets in the CTA's shared window; other addresses are real,
+ * zero-extended from 32 bits, but for the .local window above). */
 LLVMValueRef address_of(fn *F, const ptx_instr *in, const ptx_operand *a, uint8_t space)
 {
     lw *L = F->L;
-    LLVMValueRef addr;
-    if (!a->nelems) {
-        addr = splat(L, const_i64(L, 0));
-        if (is_shared(space))
-            addr = per_lane(F, F->shared_base, 0);
-    } else {
-        const ptx_operand *b = &a->elems[0];
-        if (b->var && b->var->space == PTX_SP_REG) {
-            addr = read_opd(F, b, PTX_TYPE_U64, false);
-            if (is_shared(space))
-                addr = LLVMBuildAdd(L->b, addr, splat(L, ptr_to_i64(L, F->shared_base)), "");
-        } else {
-            addr = var_address(F, b, in->loc);
-            if (b->var && ptrmap_get(&L->shared_off, b->var))
-                addr = LLVMBuildAdd(L->b, addr, splat(L, ptr_to_i64(L, F->shared_base)), "");
-        }
-    }
-    if (a->imm)
-        addr = LLVMBuildAdd(L->b, addr, splat(L, const_i64(L, a->imm)), "");
-    return addr;
+    const ptx_var *bv = a->nelems ? a->elems[0].var : NULL;
+    bool shared = is_shared(space) || (bv && ptrmap_get(&L->shared_off, bv));
+    LLVMValueRef v = base_plus_imm(F, in, a, shared);
+    bool narrow = LLVMGetIntTypeWidth(LLVMGetElementType(LLVMTypeOf(v))) == 32;
+    if (narrow && space == PTX_SPACE_LOCAL)
+        return local32_to_real(F, v);
+    if (narrow)
+        v = LLVMBuildZExt(L->b, v, vec_of(L->i64), "");
+    if (shared)
+        v = LLVMBuildAdd(L->b, splat(L, ptr_to_i64(L, F->shared_base)), v, "");
+    return v;
 }
 
-/* Branches on whether the lanes' addresses are base, base+s, base+2s, ... */
+/* An address vector as address_of builds it for a 32-bit address: a
+ * window plus 32-bit offsets, splat(window) + zext(off).  The run-time
+ * tests then compare 32-bit lanes (half the vector work), and lane 0's
+ * address is a scalar sum. */
+static bool window_offsets(LLVMValueRef addrs, LLVMValueRef *window, LLVMValueRef *off)
+{
+    if (!LLVMIsAInstruction(addrs) || LLVMGetInstructionOpcode(addrs) != LLVMAdd)
+        return false;
+    LLVMValueRef w = LLVMGetOperand(addrs, 0), z = LLVMGetOperand(addrs, 1);
+    LLVMValueRef ins = LLVMIsAShuffleVectorInst(w) ? LLVMGetOperand(w, 0) : NULL;
+    if (!ins || !LLVMIsAInsertElementInst(ins) || !LLVMIsAZExtInst(z))
+        return false;
+    *window = LLVMGetOperand(ins, 1);
+    *off = LLVMGetOperand(z, 0);
+    return true;
+}
+
+/* Lane 0's address (i64). */
+static LLVMValueRef first_address(fn *F, LLVMValueRef addrs)
+{
+    lw *L = F->L;
+    LLVMValueRef window, off;
+    if (!window_offsets(addrs, &window, &off))
+        return LLVMBuildExtractElement(L->b, addrs, const_i32(L, 0), "");
+    LLVMValueRef o = LLVMBuildExtractElement(L->b, off, const_i32(L, 0), "");
+    return LLVMBuildAdd(L->b, window, LLVMBuildZExt(L->b, o, L->i64, ""), "");
+}
+
+/* The lanes' pointers for a gather or scatter, built where it is (from
+ * the window and offsets when there are: the 64-bit vector is then only
+ * computed on that path). */
+static LLVMValueRef lane_pointers(fn *F, LLVMValueRef addrs)
+{
+    lw *L = F->L;
+    LLVMValueRef window, off;
+    if (window_offsets(addrs, &window, &off))
+        addrs = LLVMBuildAdd(L->b, splat(L, window), LLVMBuildZExt(L->b, off, vec_of(L->i64), ""), "");
+    return LLVMBuildIntToPtr(L->b, addrs, vec_of(L->ptr), "");
+}
+
+/* Branches on whether the lanes' addresses are base, base+s, base+2s, ...
+ * (32-bit offsets: consecutive and not wrapping past 2^32 before the last
+ * lane's end). */
 static LLVMValueRef is_contiguous(fn *F, LLVMValueRef addrs, uint32_t size)
 {
     lw *L = F->L;
+    LLVMTypeRef vt = vec_of(L->i1);
+    LLVMValueRef window, off;
+    if (window_offsets(addrs, &window, &off)) {
+        LLVMValueRef first = LLVMBuildExtractElement(L->b, off, const_i32(L, 0), "");
+        LLVMValueRef steps = LLVMBuildMul(L->b, F->lane, splat(L, const_i32(L, size)), "");
+        LLVMValueRef eq = LLVMBuildICmp(L->b, LLVMIntEQ, off, LLVMBuildAdd(L->b, splat(L, first), steps, ""), "");
+        LLVMValueRef fits = LLVMBuildICmp(L->b, LLVMIntULE, first, const_i32(L, 0u - W * size), "");
+        return LLVMBuildAnd(L->b, call_intrinsic(L, "llvm.vector.reduce.and", &vt, 1, &eq, 1), fits, "");
+    }
     LLVMValueRef first = LLVMBuildExtractElement(L->b, addrs, const_i32(L, 0), "");
     LLVMValueRef expect = per_lane(F, LLVMBuildIntToPtr(L->b, first, L->ptr, ""), size);
     LLVMValueRef eq = LLVMBuildICmp(L->b, LLVMIntEQ, addrs, expect, "");
-    LLVMTypeRef vt = vec_of(L->i1);
     return call_intrinsic(L, "llvm.vector.reduce.and", &vt, 1, &eq, 1);
 }
 
@@ -169,8 +266,11 @@ static LLVMValueRef is_contiguous(fn *F, LLVMValueRef addrs, uint32_t size)
 static LLVMValueRef is_uniform_addr(fn *F, LLVMValueRef addrs, LLVMValueRef mask)
 {
     lw *L = F->L;
-    LLVMValueRef first = LLVMBuildExtractElement(L->b, addrs, const_i32(L, 0), "");
-    LLVMValueRef eq = LLVMBuildICmp(L->b, LLVMIntEQ, addrs, splat(L, first), "");
+    LLVMValueRef window, lanes;
+    if (!window_offsets(addrs, &window, &lanes)) /* else the 32-bit offsets */
+        lanes = addrs;
+    LLVMValueRef first = LLVMBuildExtractElement(L->b, lanes, const_i32(L, 0), "");
+    LLVMValueRef eq = LLVMBuildICmp(L->b, LLVMIntEQ, lanes, splat(L, first), "");
     LLVMTypeRef vt = vec_of(L->i1);
     LLVMValueRef all = call_intrinsic(L, "llvm.vector.reduce.and", &vt, 1, &eq, 1);
     LLVMValueRef any = call_intrinsic(L, "llvm.vector.reduce.or", &vt, 1, &mask, 1);
@@ -195,23 +295,20 @@ static LLVMValueRef classified_load(fn *F, LLVMValueRef addrs, LLVMTypeRef elem,
     LLVMPositionBuilderAtEnd(L->b, vary);
     LLVMBuildCondBr(L->b, is_uniform_addr(F, addrs, mask), uni, slow);
     LLVMPositionBuilderAtEnd(L->b, uni); /* one scalar load, broadcast */
-    LLVMValueRef p = LLVMBuildIntToPtr(
-        L->b, LLVMBuildExtractElement(L->b, addrs, const_i32(L, 0), ""), L->ptr, "");
+    LLVMValueRef p = LLVMBuildIntToPtr(L->b, first_address(F, addrs), L->ptr, "");
     LLVMValueRef sv = LLVMBuildLoad2(L->b, elem, p, "");
     LLVMSetAlignment(sv, align);
     LLVMValueRef v0 = splat(L, sv);
     LLVMBuildBr(L->b, join);
     LLVMPositionBuilderAtEnd(L->b, fast);
-    LLVMValueRef p0 = LLVMBuildIntToPtr(
-        L->b, LLVMBuildExtractElement(L->b, addrs, const_i32(L, 0), ""), L->ptr, "");
+    LLVMValueRef p0 = LLVMBuildIntToPtr(L->b, first_address(F, addrs), L->ptr, "");
     LLVMTypeRef t1[2] = {vt, L->ptr};
     LLVMValueRef a1[4] = {p0, alignv, mask, passthru};
     LLVMValueRef v1 = call_intrinsic(L, "llvm.masked.load", t1, 2, a1, 4);
     LLVMBuildBr(L->b, join);
     LLVMPositionBuilderAtEnd(L->b, slow);
-    LLVMValueRef ptrs = LLVMBuildIntToPtr(L->b, addrs, pvt, "");
     LLVMTypeRef t2[2] = {vt, pvt};
-    LLVMValueRef a2[4] = {ptrs, alignv, mask, passthru};
+    LLVMValueRef a2[4] = {lane_pointers(F, addrs), alignv, mask, passthru};
     LLVMValueRef v2 = call_intrinsic(L, "llvm.masked.gather", t2, 2, a2, 4);
     LLVMBuildBr(L->b, join);
     LLVMPositionBuilderAtEnd(L->b, join);
@@ -232,15 +329,14 @@ static void classified_store(fn *F, LLVMValueRef addrs, LLVMValueRef val, uint32
     LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "st.join");
     LLVMBuildCondBr(L->b, is_contiguous(F, addrs, align), fast, slow);
     LLVMPositionBuilderAtEnd(L->b, fast);
-    LLVMValueRef p0 = LLVMBuildIntToPtr(
-        L->b, LLVMBuildExtractElement(L->b, addrs, const_i32(L, 0), ""), L->ptr, "");
+    LLVMValueRef p0 = LLVMBuildIntToPtr(L->b, first_address(F, addrs), L->ptr, "");
     LLVMTypeRef t1[2] = {vt, L->ptr};
     LLVMValueRef a1[4] = {val, p0, alignv, mask};
     call_intrinsic(L, "llvm.masked.store", t1, 2, a1, 4);
     LLVMBuildBr(L->b, join);
     LLVMPositionBuilderAtEnd(L->b, slow);
     LLVMTypeRef t2[2] = {vt, pvt};
-    LLVMValueRef a2[4] = {val, LLVMBuildIntToPtr(L->b, addrs, pvt, ""), alignv, mask};
+    LLVMValueRef a2[4] = {val, lane_pointers(F, addrs), alignv, mask};
     call_intrinsic(L, "llvm.masked.scatter", t2, 2, a2, 4);
     LLVMBuildBr(L->b, join);
     LLVMPositionBuilderAtEnd(L->b, join);
@@ -376,27 +472,21 @@ static void lower_st(fn *F, const ptx_instr *in, LLVMValueRef mask)
     }
 }
 
-/* cvta: shared offsets <-> generic addresses; other spaces are identity. */
+/* cvta: shared offsets <-> generic addresses; other spaces are identity.
+ * In the instruction's width: a .u32 conversion wraps modulo 2^32. */
 static void lower_cvta(fn *F, const ptx_instr *in, LLVMValueRef mask)
 {
     lw *L = F->L;
     ptx_type t = (ptx_type)in->types[0];
     const ptx_operand *a = &in->opds[1];
-    bool shared = is_shared(in->mod[PTX_CAT_SPACE]);
-    LLVMValueRef v;
-    if (a->kind == PTX_OPD_NAME && a->var && a->var->space != PTX_SP_REG) {
-        v = var_address(F, a, in->loc); /* cvta.space d, var */
-        if (shared && !(in->flags & PTX_FLAG_BIT(TO)))
-            v = LLVMBuildAdd(L->b, v, splat(L, ptr_to_i64(L, F->shared_base)), "");
-    } else {
-        v = read_opd(F, a, PTX_TYPE_U64, false);
-        if (shared) {
-            LLVMValueRef base = splat(L, ptr_to_i64(L, F->shared_base));
-            v = in->flags & PTX_FLAG_BIT(TO) ? LLVMBuildSub(L->b, v, base, "")
-                                              : LLVMBuildAdd(L->b, v, base, "");
-        }
+    bool is_var = a->kind == PTX_OPD_NAME && a->var && a->var->space != PTX_SP_REG; /* cvta.space d, var */
+    bool to = in->flags & PTX_FLAG_BIT(TO);
+    LLVMValueRef v = read_opd(F, a, t, false);
+    if (is_shared(in->mod[PTX_CAT_SPACE]) && !(is_var && to)) {
+        LLVMValueRef base = splat(L, LLVMBuildTrunc(L->b, ptr_to_i64(L, F->shared_base), storage_int(L, t), ""));
+        v = to ? LLVMBuildSub(L->b, v, base, "") : LLVMBuildAdd(L->b, v, base, "");
     }
-    write_reg(F, &in->opds[0], to_type(F, v, PTX_TYPE_U64, t, false), t, false, mask);
+    write_reg(F, &in->opds[0], v, t, false, mask);
 }
 
 /* ld/st with .relaxed/.acquire/.release/.volatile/.mmio: one scalar access

@@ -713,22 +713,71 @@ static bool any_k(const int64_t *k)
     return false;
 }
 
+static bool is_splat(LLVMValueRef v)
+{
+    int64_t k;
+    return const_splat(v, &k) || (LLVMIsAShuffleVectorInst(v) && is_broadcast(v));
+}
+
+/* Lane f of v, from scalars where v adds a splat to a vector or extends
+ * one: accesses at several immediates from one register (a 32-bit shared
+ * address wrapped as zext(r + imm)) then extract r once, and the address
+ * vectors stay with the run-time path that needs them. */
+static LLVMValueRef lane_of(lw *L, LLVMValueRef v, LLVMValueRef f)
+{
+    LLVMOpcode op = LLVMIsAInstruction(v) ? LLVMGetInstructionOpcode(v) : LLVMRet;
+    LLVMTypeRef t = LLVMGetElementType(LLVMTypeOf(v));
+    if (op == LLVMZExt || op == LLVMSExt)
+        return LLVMBuildCast(L->b, op, lane_of(L, LLVMGetOperand(v, 0), f), t, "");
+    if (op == LLVMShuffleVector && is_broadcast(v)) {
+        LLVMValueRef src = LLVMGetOperand(v, 0);
+        int m = LLVMGetMaskValue(v, 0);
+        if ((unsigned)m < LLVMGetVectorSize(LLVMTypeOf(src)))
+            return LLVMBuildExtractElement(L->b, src, const_i32(L, (uint32_t)m), "");
+    }
+    if (op == LLVMAdd || op == LLVMSub) {
+        LLVMValueRef a = LLVMGetOperand(v, 0), b = LLVMGetOperand(v, 1);
+        if (is_splat(a) || is_splat(b))
+            return LLVMBuildBinOp(L->b, op, lane_of(L, a, f), lane_of(L, b, f), "");
+    }
+    if (LLVMIsConstant(v) && const_splat(v, &(int64_t){0}))
+        return LLVMGetAggregateElement(v, 0);
+    return LLVMBuildExtractElement(L->b, v, f, "");
+}
+
+/* c[f] for lane f: a constant, or read from a table (a constant vector
+ * indexed by a variable would be stored to the stack first, at every
+ * access). */
+static LLVMValueRef lane_const(lw *L, const int64_t *c, unsigned bits, LLVMValueRef f)
+{
+    LLVMTypeRef t = LLVMIntTypeInContext(L->ctx, bits);
+    if (LLVMIsAConstantInt(f))
+        return LLVMConstInt(t, (uint64_t)c[LLVMConstIntGetZExtValue(f) % W], true);
+    LLVMValueRef e[W];
+    for (unsigned l = 0; l < W; l++)
+        e[l] = LLVMConstInt(t, (uint64_t)c[l], true);
+    LLVMValueRef table = LLVMAddGlobal(L->mod, LLVMArrayType2(t, W), "ptxjit.lane.offsets");
+    LLVMSetInitializer(table, LLVMConstArray2(t, e, W));
+    LLVMSetGlobalConstant(table, true);
+    LLVMSetLinkage(table, LLVMPrivateLinkage);
+    LLVMSetUnnamedAddress(table, LLVMGlobalUnnamedAddr);
+    LLVMValueRef idx[2] = {const_i32(L, 0), f};
+    return LLVMBuildLoad2(L->b, t, LLVMBuildGEP2(L->b, LLVMArrayType2(t, W), table, idx, 2, ""), "");
+}
+
 /* Lane 0's value as the shape has it: lane f's minus f's offset (and
  * stride multiple, S given as sx).  f is the access's first active lane,
  * whose value holds the shape even where the others' were left over from
  * other blocks (lowest_lane); lane 0 itself when the shape holds for
- * every lane (no stack round trip to index). */
+ * every lane. */
 static LLVMValueRef lane0_value(lw *L, LLVMValueRef v, const int64_t *off, const int64_t *k, LLVMValueRef sx,
                                 unsigned bits, LLVMValueRef f)
 {
-    LLVMValueRef x = LLVMBuildExtractElement(L->b, v, f, "");
-    if (LLVMIsAConstantInt(f) && !LLVMConstIntGetZExtValue(f) && !off[0] && !k[0])
-        return x;
-    x = LLVMBuildSub(L->b, x, LLVMBuildExtractElement(L->b, const_lanes(L, off, bits), f, ""), "");
-    if (sx && any_k(k)) {
-        LLVMValueRef kf = LLVMBuildExtractElement(L->b, const_lanes(L, k, bits), f, "");
-        x = LLVMBuildSub(L->b, x, LLVMBuildMul(L->b, kf, sx, ""), "");
-    }
+    LLVMValueRef x = lane_of(L, v, f);
+    if (!LLVMIsAConstantInt(f) || off[LLVMConstIntGetZExtValue(f) % W])
+        x = LLVMBuildSub(L->b, x, lane_const(L, off, bits, f), "");
+    if (sx && any_k(k))
+        x = LLVMBuildSub(L->b, x, LLVMBuildMul(L->b, lane_const(L, k, bits, f), sx, ""), "");
     return x;
 }
 

@@ -28,19 +28,27 @@ static LLVMValueRef in_shared(fn *F, LLVMValueRef a)
     return in_range(F, a, base, LLVMBuildAdd(L->b, base, size, ""));
 }
 
-static LLVMValueRef in_local(fn *F, LLVMValueRef a)
+/* The running warp's .local window [lo, hi) (i64s), asked of the runtime
+ * by code emitted with b: lo is the stack pointer where it is asked, hi
+ * the warp's stack top, the same wherever it is asked. */
+void local_window(fn *F, LLVMBuilderRef b, LLVMValueRef out[2])
 {
     lw *L = F->L;
-    LLVMTypeRef bt = LLVMArrayType2(L->i64, 2);
-    LLVMValueRef bounds = entry_alloca(F, bt, "local.window");
+    LLVMValueRef bounds = entry_alloca(F, LLVMArrayType2(L->i64, 2), "local.window");
     LLVMTypeRef p[3] = {L->ptr, L->i32, L->ptr};
     LLVMValueRef f = declare_rt(L, "ptxjit_rt_local_window", L->voidt, p, 3);
     LLVMValueRef args[3] = {F->cta, F->warp, bounds};
-    LLVMBuildCall2(L->b, LLVMGlobalGetValueType(f), f, args, 3, "");
+    LLVMBuildCall2(b, LLVMGlobalGetValueType(f), f, args, 3, "");
     LLVMValueRef one = const_i64(L, 1);
-    LLVMValueRef lo = LLVMBuildLoad2(L->b, L->i64, bounds, "");
-    LLVMValueRef hi = LLVMBuildLoad2(L->b, L->i64, LLVMBuildGEP2(L->b, L->i64, bounds, &one, 1, ""), "");
-    return in_range(F, a, lo, hi);
+    out[0] = LLVMBuildLoad2(b, L->i64, bounds, "");
+    out[1] = LLVMBuildLoad2(b, L->i64, LLVMBuildGEP2(b, L->i64, bounds, &one, 1, ""), "");
+}
+
+static LLVMValueRef in_local(fn *F, LLVMValueRef a)
+{
+    LLVMValueRef w[2];
+    local_window(F, F->L->b, w);
+    return in_range(F, a, w[0], w[1]);
 }
 
 static LLVMValueRef in_const(fn *F, LLVMValueRef a)

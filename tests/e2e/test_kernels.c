@@ -2434,6 +2434,58 @@ static void chk_transpose32(const run *r)
     }
 }
 
+/* ========================================================================
+ * needleman_wunsch.cu
+ * ======================================================================== */
+
+/* The score matrix of Needleman-Wunsch with a linear gap penalty, cell by
+ * cell in row order (the recurrence the tiled kernel computes along
+ * anti-diagonals). */
+static void nw_reference(int32_t *score, const int32_t *sim, int n, int penalty)
+{
+    int cols = n + 1;
+    for (int j = 0; j <= n; j++)
+        score[j] = -penalty * j;
+    for (int i = 1; i <= n; i++) {
+        score[i * cols] = -penalty * i;
+        for (int j = 1; j <= n; j++) {
+            int diag = score[(i - 1) * cols + j - 1] + sim[(i - 1) * n + j - 1];
+            int left = score[i * cols + j - 1] - penalty, up = score[(i - 1) * cols + j] - penalty;
+            int best = diag > left ? diag : left;
+            score[i * cols + j] = best > up ? best : up;
+        }
+    }
+}
+
+static void chk_nw_tiles(const run *r)
+{
+    /* nvcc -O3 walks the shared tile through bases "below zero" as 32-bit
+     * offsets (tile - 64 * tid) plus immediates that wrap back into it */
+    enum { TILE = 16 };
+    static const int sizes[] = {16, 64, 112};
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+        int n = sizes[s], cols = n + 1, nb = n / TILE, penalty = 1 + (int)s * 4;
+        int32_t *sim = xmalloc((size_t)n * n * 4), *score = xmalloc((size_t)cols * cols * 4 + 16),
+                *want = xmalloc((size_t)cols * cols * 4);
+        rng_seed(601 + (uint32_t)s);
+        for (int i = 0; i < n * n; i++)
+            sim[i] = rnd_int(-10, 10);
+        nw_reference(want, sim, n, penalty);
+        memset(score, SENT, (size_t)cols * cols * 4 + 16);
+        for (int i = 0; i <= n; i++) /* the borders, as the kernel expects them */
+            score[i * cols] = want[i * cols], score[i] = want[i];
+        for (int d = 0; d < 2 * nb - 1; d++) {
+            int first = d - nb + 1 > 0 ? d - nb + 1 : 0, last = d < nb - 1 ? d : nb - 1;
+            params p = {0};
+            p_ptr(&p, score), p_ptr(&p, sim), p_i32(&p, n), p_i32(&p, penalty), p_i32(&p, d);
+            launch1(r, (uint32_t)(last - first + 1), TILE, &p);
+        }
+        check_i32(r, "score", score, want, (size_t)cols * cols);
+        check_untouched(r, "score", score, (size_t)cols * cols, (size_t)cols * cols + 4, 4, SENT);
+        free(sim), free(score), free(want);
+    }
+}
+
 static void chk_sobel_magnitude(const run *r)
 {
     unsigned ulps = is_clang(r) ? 2 : 0; /* clang: sqrt.approx.f32 */
@@ -2875,6 +2927,7 @@ static const spec specs[] = {
     {"image2d", "transpose32", chk_transpose32, NULL},
     {"image2d", "sobel_magnitude", chk_sobel_magnitude, NULL},
     {"image2d", "rgba_invert_uchar4", chk_rgba_invert_uchar4, NULL},
+    {"needleman_wunsch", "nw_tiles", chk_nw_tiles, NULL},
     {"malloc_assert", "heap_sum", chk_heap_sum, NULL},
     {"malloc_assert", "trap_if_negative", chk_trap_if_negative, NULL},
     {"malloc_assert", "check_nonneg", chk_check_nonneg, NULL},
