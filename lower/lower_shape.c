@@ -936,10 +936,22 @@ static LLVMValueRef load_run(lw *L, LLVMValueRef base, const run *r, LLVMValueRe
         LLVMValueRef v = vector_load(L, p, LLVMVectorType(elem, r->n), sub, align);
         return v;
     }
+    /* one scalar load, from a harmless place when no lane of the run is
+     * active (no branch, no masked one-element load) */
     LLVMTypeRef vt = LLVMVectorType(L->i1, r->n);
     LLVMValueRef any = call_intrinsic(L, "llvm.vector.reduce.or", &vt, 1, &sub, 1);
-    LLVMValueRef one = LLVMBuildInsertElement(L->b, LLVMGetPoison(LLVMVectorType(L->i1, 1)), any, const_i32(L, 0), "");
-    LLVMValueRef v = vector_load(L, p, LLVMVectorType(elem, 1), one, align);
+    LLVMValueRef dummy = LLVMGetNamedGlobal(L->mod, "ptxjit.shape.dummy");
+    if (!dummy) {
+        LLVMTypeRef t = LLVMArrayType2(L->i64, 4);
+        dummy = LLVMAddGlobal(L->mod, t, "ptxjit.shape.dummy");
+        LLVMSetInitializer(dummy, LLVMConstNull(t));
+        LLVMSetGlobalConstant(dummy, true);
+        LLVMSetLinkage(dummy, LLVMPrivateLinkage);
+        LLVMSetAlignment(dummy, 32);
+    }
+    LLVMValueRef x = LLVMBuildLoad2(L->b, elem, LLVMBuildSelect(L->b, any, p, dummy, ""), "");
+    LLVMSetAlignment(x, align);
+    LLVMValueRef v = LLVMBuildInsertElement(L->b, LLVMGetPoison(LLVMVectorType(elem, 1)), x, const_i32(L, 0), "");
     LLVMValueRef zeros[W];
     for (unsigned i = 0; i < r->n; i++)
         zeros[i] = const_i32(L, 0);
