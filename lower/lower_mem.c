@@ -229,16 +229,18 @@ static LLVMValueRef first_address(fn *F, LLVMValueRef addrs)
     return LLVMBuildAdd(L->b, window, LLVMBuildZExt(L->b, o, L->i64, ""), "");
 }
 
-/* The lanes' pointers for a gather or scatter, built where it is (from
- * the window and offsets when there are: the 64-bit vector is then only
- * computed on that path). */
+/* The lanes' pointers for a gather or scatter, built where it is: from
+ * the window and offsets when there are, as a getelementptr (not the
+ * address vector's own add, which CSE would reuse), so that the 64-bit
+ * vector exists on that path only. */
 static LLVMValueRef lane_pointers(fn *F, LLVMValueRef addrs)
 {
     lw *L = F->L;
     LLVMValueRef window, off;
-    if (window_offsets(addrs, &window, &off))
-        addrs = LLVMBuildAdd(L->b, splat(L, window), LLVMBuildZExt(L->b, off, vec_of(L->i64), ""), "");
-    return LLVMBuildIntToPtr(L->b, addrs, vec_of(L->ptr), "");
+    if (!window_offsets(addrs, &window, &off))
+        return LLVMBuildIntToPtr(L->b, addrs, vec_of(L->ptr), "");
+    LLVMValueRef idx = LLVMBuildZExt(L->b, off, vec_of(L->i64), "");
+    return LLVMBuildGEP2(L->b, L->i8, LLVMBuildIntToPtr(L->b, window, L->ptr, ""), &idx, 1, "");
 }
 
 /* Branches on whether the lanes' addresses are base, base+s, base+2s, ...

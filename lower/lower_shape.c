@@ -301,6 +301,15 @@ static bool widen(analysis *A, shape *s, LLVMValueRef x, bool is_signed)
                         .sym_ext = a->sym_ext};
         memcpy(g->xoff, a->off, sizeof g->xoff);
         memcpy(g->xk, a->k, sizeof g->xk);
+        /* zext(y + c), 0 <= c < 2^(bits-1) (a register plus an address's
+         * immediate): y's lanes have x's offsets, and below 2^(bits-1)
+         * (guard_cond) no c makes them wrap; one test for every immediate
+         * from the register, which LLVM then merges (not over a pitch:
+         * sym_guard tests x itself) */
+        int64_t c;
+        if (!is_signed && !a->sym && LLVMIsAInstruction(x) && LLVMGetInstructionOpcode(x) == LLVMAdd &&
+            const_splat(LLVMGetOperand(x, 1), &c) && c >= 0)
+            g->x = LLVMGetOperand(x, 0);
     }
     return true;
 }
@@ -864,7 +873,8 @@ static LLVMValueRef guard_cond(lw *L, const shape *s, LLVMValueRef addrs, LLVMVa
             LLVMValueRef a = LLVMBuildICmp(L->b, LLVMIntSGE, x, LLVMConstInt(t, (uint64_t)(min - g->lo), true), "");
             LLVMValueRef b = LLVMBuildICmp(L->b, LLVMIntSLE, x, LLVMConstInt(t, (uint64_t)(max - g->hi), true), "");
             ok = LLVMBuildAnd(L->b, ok, LLVMBuildAnd(L->b, a, b, ""), "");
-        } else { /* x + lo >= 0, x + hi <= top */
+        } else { /* x + lo >= 0, x + hi <= top (of the lower half: see widen) */
+            top = g->bits >= 64 ? top : top >> 1;
             LLVMValueRef a = LLVMBuildICmp(L->b, LLVMIntUGE, x, LLVMConstInt(t, (uint64_t)-g->lo, false), "");
             LLVMValueRef b = LLVMBuildICmp(L->b, LLVMIntULE, x, LLVMConstInt(t, top - (uint64_t)g->hi, false), "");
             ok = LLVMBuildAnd(L->b, ok, LLVMBuildAnd(L->b, a, b, ""), "");
