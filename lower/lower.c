@@ -315,7 +315,8 @@ static void record_global(lw *L, const ptx_var *v, char *sym, uint64_t size)
         L->capglobals = cap;
     }
     L->globals_out[L->nglobals++] =
-        (lower_global){.var = v, .symbol = sym, .size = size, .is_const = v->space == PTX_SP_CONST};
+        (lower_global){.var = v, .symbol = sym, .size = size, .is_const = v->space == PTX_SP_CONST,
+                       .managed = v->managed};
 }
 
 /* With one kernel lowered (lower_options.kernel), the module's variables

@@ -97,6 +97,7 @@ struct CUctx_st {
     cu_list_node modules, libraries, streams, events;
     struct CUstream_st *legacy;      /* the NULL stream */
     CUmemoryPool default_pool, current_pool;
+    struct cu_ctx_local *local;      /* context-local storage (ctx_local.c), under lock */
 };
 
 /* The calling thread's current context, validated: CUDA_SUCCESS and *out,
@@ -113,6 +114,19 @@ bool cu_ctx_valid(const struct CUctx_st *c);
 CUresult cu_ctx_sticky(const struct CUctx_st *c);
 /* The primary context object of device 0 (always allocated). */
 struct CUctx_st *cu_primary(void);
+/* The calling thread's current context as set, unvalidated (NULL if none). */
+struct CUctx_st *cu_ctx_top(void);
+
+/* Context-local storage (ctx_local.c).  ctx NULL: the current context;
+ * none current is CUDA_ERROR_INVALID_CONTEXT, a missing key
+ * CUDA_ERROR_INVALID_HANDLE. */
+typedef void (*cu_ctx_local_dtor)(CUcontext ctx, void *key, void *value);
+CUresult cu_ctx_local_put(CUcontext ctx, void *key, void *value, cu_ctx_local_dtor dtor);
+CUresult cu_ctx_local_delete(CUcontext ctx, void *key);
+CUresult cu_ctx_local_get(void **value, CUcontext ctx, void *key);
+/* Runs the destructors of a context that goes away and forgets its values;
+ * the caller holds no lock of the library. */
+void cu_ctx_local_release(struct CUctx_st *ctx);
 
 void cu_list_init(cu_list_node *head);
 void cu_list_push(cu_list_node *head, cu_list_node *n);

@@ -188,15 +188,5 @@ CUresult cuDriverGetVersion(int *driverVersion)
     return CUDA_SUCCESS;
 }
 
-/* NVIDIA's private export tables (used by its runtime library) do not
- * exist here. */
-CUresult cuGetExportTable(const void **ppExportTable, const CUuuid *pExportTableId)
-{
-    if (!ppExportTable || !pExportTableId)
-        return CUDA_ERROR_INVALID_VALUE;
-    *ppExportTable = NULL;
-    return CUDA_ERROR_NOT_SUPPORTED;
-}
-
 CUresult cuProfilerStart(void) { return cu_check_init(); }
 CUresult cuProfilerStop(void) { return cu_check_init(); }
