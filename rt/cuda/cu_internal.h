@@ -210,6 +210,13 @@ int cu_func_blocks_per_sm(const struct CUfunc_st *f, int block, size_t dyn_smem)
  * NUL-terminated; on failure *errors may hold the diagnostics. */
 CUresult cu_ptx_link(const char **texts, const size_t *lens, const char **names, size_t n,
                      char **out, size_t *outlen, char **errors);
+/* The fat binaries embedded in a host ELF object or in each object of an
+ * `ar` archive (archive.c): visit gets each with the object's name.  False
+ * if data is not an object (an archive). */
+typedef void (*cu_fatbin_visit)(const void *fatbin, size_t size, const char *member, void *arg);
+bool cu_object_fatbins(const void *data, size_t size, const char *name, cu_fatbin_visit visit,
+                       void *arg);
+bool cu_archive_fatbins(const void *data, size_t size, cu_fatbin_visit visit, void *arg);
 /* Reads a whole file for cuModuleLoad/cuLibraryLoadFromFile/cuLinkAddFile. */
 CUresult cu_read_file(const char *path, char **data, size_t *len);
 /* Frees every module and library of a context being destroyed. */
