@@ -310,6 +310,8 @@ CUresult cuCtxGetDevice(CUdevice *device)
 
 CUresult cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx)
 {
+    if (cu_abi12()) /* a CUDA 12 client found this name: it passes no context */
+        return cuCtxGetDevice(device);
     struct CUctx_st *c;
     CUresult r = ctx_or_current(ctx, &c);
     if (r)
@@ -365,6 +367,8 @@ CUresult cuCtxSynchronize(void)
 
 CUresult cuCtxSynchronize_v2(CUcontext ctx)
 {
+    if (cu_abi12()) /* a CUDA 12 client found this name: it passes no context */
+        return cuCtxSynchronize();
     struct CUctx_st *c;
     CUresult r = ctx_or_current(ctx, &c);
     return r ? r : cu_ctx_sync(c);

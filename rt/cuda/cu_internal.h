@@ -352,6 +352,8 @@ CUresult cu_result_of(ptxjit_status st);
 /* ---- misc ----------------------------------------------------------------------------------- */
 
 double cu_now_ms(void);
+/* PTXJIT_CUDA_ABI=12: the names CUDA 13 re-used act as CUDA 12's (abi.c). */
+bool cu_abi12(void);
 unsigned long long cu_next_id(void);
 /* Parses "major.minor" of a PTX .version/.target-style directive in PTX text. */
 int cu_ptx_directive_version(const char *ptx, size_t len, const char *directive);

@@ -184,7 +184,7 @@ CUresult cuDriverGetVersion(int *driverVersion)
 {
     if (!driverVersion)
         return CUDA_ERROR_INVALID_VALUE;
-    *driverVersion = CUDA_VERSION;
+    *driverVersion = cu_abi12() ? 12090 : CUDA_VERSION;
     return CUDA_SUCCESS;
 }
 
