@@ -111,7 +111,7 @@ static const uint8_t integrity_key[16] = {0x14, 0x6a, 0xdd, 0xae, 0x53, 0xa9, 0x
                                           0xaa, 0x08, 0x41, 0x36, 0x0b, 0xf5, 0x5a, 0x9f};
 
 typedef struct msg_buf {
-    uint8_t b[64 + 28 * 8];
+    uint8_t b[48 + 28 * 8]; /* the fixed part, then 28 bytes per device (up to 8) */
     size_t n;
     bool overflow;
 } msg_buf;

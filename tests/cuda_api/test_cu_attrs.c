@@ -175,12 +175,9 @@ static void test_managed_variable_pointer(void **state)
 
 static char *fixture(const char *name, size_t *len)
 {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/cuda/fatbin/%s", PTXJIT_TEST_DIR, name);
-    char *data = tu_read_file(path, len);
-    if (!data)
-        fail_msg("cannot read %s", path);
-    return data;
+    char rel[256];
+    snprintf(rel, sizeof rel, "cuda/fatbin/%s", name);
+    return cu_test_file(rel, len);
 }
 
 /* Links link_main.cu's kernel with add_twice and mul_three from `input`

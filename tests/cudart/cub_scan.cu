@@ -9,16 +9,8 @@
 #include <cstdio>
 #include <vector>
 
-static int failures;
+#include "cudart_test.h"
 
-#define CUDA_OK(call)                                                                     \
-    do {                                                                                  \
-        cudaError_t e_ = (call);                                                          \
-        if (e_ != cudaSuccess) {                                                          \
-            printf("FAIL %s: %s\n", #call, cudaGetErrorName(e_));                         \
-            failures++;                                                                   \
-        }                                                                                 \
-    } while (0)
 
 int main()
 {
@@ -43,12 +35,9 @@ int main()
     CUDA_OK(cudaMemcpy(&got_sum, sum, sizeof got_sum, cudaMemcpyDeviceToHost));
     for (int v : h)
         want_sum += v;
-    if (got_sum != want_sum) {
-        printf("FAIL DeviceReduce::Sum: %d, host %d\n", got_sum, want_sum);
-        failures++;
-    }
+    CHECK(got_sum == want_sum, "DeviceReduce::Sum: %d, host %d", got_sum, want_sum);
     CUDA_OK(cudaFree(temp));
-    printf("%s device_reduce\n", failures == before ? "ok" : "FAILED");
+    report("device_reduce", before);
 
     before = failures;
     temp = nullptr;
@@ -66,7 +55,6 @@ int main()
     }
     failures += bad != 0;
     CUDA_OK(cudaFree(temp));
-    printf("%s device_exclusive_scan\n", failures == before ? "ok" : "FAILED");
-    printf("%s\n", failures ? "FAILED" : "PASSED");
-    return failures ? 1 : 0;
+    report("device_exclusive_scan", before);
+    return finish();
 }

@@ -9,28 +9,7 @@
 #include <thread>
 #include <vector>
 
-static int failures;
-
-#define CHECK(cond, ...)                                                                  \
-    do {                                                                                  \
-        if (!(cond)) {                                                                    \
-            printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                        \
-            printf(__VA_ARGS__);                                                          \
-            printf("\n");                                                                 \
-            failures++;                                                                   \
-        }                                                                                 \
-    } while (0)
-#define CUDA_OK(call)                                                                     \
-    do {                                                                                  \
-        cudaError_t e_ = (call);                                                          \
-        CHECK(e_ == cudaSuccess, "%s returned %s", #call, cudaGetErrorName(e_));          \
-    } while (0)
-
-static void report(const char *name, int before)
-{
-    printf("%s %s\n", failures == before ? "ok" : "FAILED", name);
-    fflush(stdout);
-}
+#include "cudart_test.h"
 
 // ---- kernels ----------------------------------------------------------------------
 
@@ -388,6 +367,5 @@ int main()
     check_memory();
     check_launch();
     check_managed();
-    printf("%s\n", failures ? "FAILED" : "PASSED");
-    return failures ? 1 : 0;
+    return finish();
 }

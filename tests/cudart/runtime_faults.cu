@@ -7,29 +7,7 @@
 #include <cassert>
 #include <cstdio>
 
-static int failures;
-
-#define CHECK(cond, ...)                                                                  \
-    do {                                                                                  \
-        if (!(cond)) {                                                                    \
-            printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                        \
-            printf(__VA_ARGS__);                                                          \
-            printf("\n");                                                                 \
-            failures++;                                                                   \
-        }                                                                                 \
-    } while (0)
-#define EXPECT(want, call)                                                                \
-    do {                                                                                  \
-        cudaError_t e_ = (call);                                                          \
-        CHECK(e_ == (want), "%s returned %s, expected %s", #call, cudaGetErrorName(e_),   \
-              cudaGetErrorName(want));                                                    \
-    } while (0)
-
-static void report(const char *name, int before)
-{
-    printf("%s %s\n", failures == before ? "ok" : "FAILED", name);
-    fflush(stdout);
-}
+#include "cudart_test.h"
 
 __global__ void check_below(const int *v, int limit)
 {
@@ -95,6 +73,5 @@ int main()
     CHECK(device_works(3), "a plain kernel after the reset");
     report("illegal_address", before);
 
-    printf("%s\n", failures ? "FAILED" : "PASSED");
-    return failures ? 1 : 0;
+    return finish();
 }
