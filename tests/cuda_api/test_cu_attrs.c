@@ -75,7 +75,7 @@ static CUmodule shared_module(const unsigned *bytes, int n)
     for (int i = 0; i < n; i++)
         len += (size_t)snprintf(ptx + len, cap - len, ".shared .align 4 .b8 s%d[%u];\n", i, bytes[i]);
     for (int i = 0; i < n; i++) {
-        char name[8], var[8];
+        char name[16], var[16];
         snprintf(name, sizeof name, "k%d", i);
         snprintf(var, sizeof var, "s%d", i);
         reverse_kernel(ptx + len, cap - len, name, var);
@@ -106,7 +106,7 @@ static void test_shared_size_per_kernel(void **state)
     const unsigned bytes[4] = {1024, 1024, 1024, 2048};
     CUmodule m = shared_module(bytes, 4);
     for (int i = 0; i < 4; i++) {
-        char name[8];
+        char name[16];
         snprintf(name, sizeof name, "k%d", i);
         CUfunction f;
         CU_OK(cuModuleGetFunction(&f, m, name));

@@ -5,7 +5,8 @@
 # must exit 0 and print PASSED (the program checks its results against
 # the host); runtime_api's printf lines and runtime_faults' assertion
 # message (file, line, function, block, thread and text as a GPU prints
-# them) must appear in its output.
+# them) must appear in its output.  PTXJIT_TEST_PRELOAD (the sanitizer
+# build's runtime library) is preloaded first in both runs.
 set -u
 libdir=$1 srcdir=$2 prog=$3
 out=$(mktemp "${TMPDIR:-/tmp}/ptxjit-cudart.XXXXXX") || exit 1
@@ -21,10 +22,11 @@ expect() { # a fixed string the output must hold
 
 for how in LD_LIBRARY_PATH LD_PRELOAD; do
     echo "== $(basename "$prog") with $how"
+    first=${PTXJIT_TEST_PRELOAD:+$PTXJIT_TEST_PRELOAD }
     if [ $how = LD_LIBRARY_PATH ]; then
-        env LD_LIBRARY_PATH="$libdir" "$prog" >"$out" 2>&1
+        env LD_LIBRARY_PATH="$libdir" ${first:+LD_PRELOAD="$first"} "$prog" >"$out" 2>&1
     else
-        env LD_PRELOAD="$libdir/libcuda.so.1" "$prog" >"$out" 2>&1
+        env LD_PRELOAD="$first$libdir/libcuda.so.1" "$prog" >"$out" 2>&1
     fi
     rc=$?
     cat "$out"
