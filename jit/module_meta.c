@@ -101,6 +101,7 @@ int module_meta_from_lower(const lower_result *lr, module_meta *mm)
         g->symbol = strdup(lr->globals[i].symbol);
         g->size = lr->globals[i].size;
         g->is_const = lr->globals[i].is_const;
+        g->managed = lr->globals[i].managed;
         if (!g->name || !g->symbol)
             goto fail;
     }

@@ -18,6 +18,7 @@ typedef struct mm_global {
     char *symbol;            /* in the object */
     uint64_t size;
     bool is_const;
+    bool managed;
 } mm_global;
 
 typedef struct module_meta {

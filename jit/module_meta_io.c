@@ -12,7 +12,7 @@
  *                minnctapersm maxnreg, u8 uses_barriers, u32 frame_size
  *   param:   str name, str type, u32 vec, u64 count, u32 offset size align,
  *            u32 ndims, u64 dims[ndims]
- *   global:  str name, str symbol, u64 size, u8 is_const
+ *   global:  str name, str symbol, u64 size, u8 flags (1: .const, 2: .managed)
  *   u64 object size, the object's bytes (to the end)
  *
  * Integers little-endian; str = u32 length + bytes without NUL. */
@@ -23,7 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MM_VERSION 3 /* 2: kernels compiled one by one, variables apart; 3: frame_size */
+#define MM_VERSION 4 /* 2: kernels compiled one by one, variables apart; 3: frame_size;
+                      * 4: managed variables */
 
 /* ---- writing ---- */
 
@@ -121,7 +122,7 @@ int module_meta_pack(const module_meta *mm, const void *obj, size_t objsize, voi
         put_str(&w, g->name);
         put_str(&w, g->symbol);
         put_u64(&w, g->size);
-        put_u8(&w, g->is_const);
+        put_u8(&w, (uint8_t)(g->is_const | g->managed << 1));
     }
     put_u64(&w, objsize);
     put(&w, obj, objsize);
@@ -270,7 +271,9 @@ static void get_global(rbuf *r, mm_global *g)
     g->name = get_str(r, "a variable name");
     g->symbol = get_str(r, "a variable symbol");
     g->size = get_u64(r, "a variable");
-    g->is_const = get_u8(r, "a variable") != 0;
+    uint8_t flags = get_u8(r, "a variable");
+    g->is_const = flags & 1;
+    g->managed = (flags & 2) != 0;
 }
 
 int module_meta_unpack(const void *buf, size_t len, module_meta *mm, const void **obj,

@@ -270,7 +270,7 @@ static ptxjit_module *instantiate(ptxjit_ctx *c, const void *obj, size_t size, m
         goto fail;
     for (uint32_t i = 0; i < m->meta.nglobals; i++, m->nglobals++) {
         const mm_global *g = &m->meta.globals[i];
-        m->globals[i] = (ptxjit_global_info){g->name, addrs[i], g->size, g->is_const};
+        m->globals[i] = (ptxjit_global_info){g->name, addrs[i], g->size, g->is_const, g->managed};
     }
     for (uint32_t i = 0; i < m->meta.nkernels; i++, m->nkernels++) {
         const mm_kernel *mk = &m->meta.kernels[i];

@@ -315,7 +315,8 @@ static void record_global(lw *L, const ptx_var *v, char *sym, uint64_t size)
         L->capglobals = cap;
     }
     L->globals_out[L->nglobals++] =
-        (lower_global){.var = v, .symbol = sym, .size = size, .is_const = v->space == PTX_SP_CONST};
+        (lower_global){.var = v, .symbol = sym, .size = size, .is_const = v->space == PTX_SP_CONST,
+                       .managed = v->managed};
 }
 
 /* With one kernel lowered (lower_options.kernel), the module's variables
@@ -339,6 +340,8 @@ static void lower_module_var(lw *L, const ptx_var *v)
     if (v->space == PTX_SP_SHARED) {
         if (ptrmap_get(&L->shared_off, v))
             return; /* laid out up front (layout_function_shared) */
+        if (L->opts.kernel && !ptrmap_get(L->need, v))
+            return; /* another kernel's: not in this one's window (shared_bytes) */
         uint32_t align = var_align(v) < 16 ? 16 : var_align(v);
         if (v->linkage & PTX_LINK_EXTERN) { /* dynamic shared memory */
             if (align > L->dyn_smem_align)
@@ -704,12 +707,15 @@ static void mark_operand(const ptx_module *m, ptrmap *need, const ptx_operand *o
 {
     if (o->func)
         mark_needed(m, need, o->func);
+    if (o->var && o->var->space == PTX_SP_SHARED) /* its own shared memory (see shared_bytes) */
+        ptrmap_put(need, o->var, (void *)1);
     for (uint32_t i = 0; i < o->nelems; i++)
         mark_operand(m, need, &o->elems[i]);
 }
 
-/* Marks f and every function it calls or takes the address of.  A
- * prototype and the definition of the same name are one function. */
+/* Marks f and every function it calls or takes the address of, and the
+ * .shared variables they name.  A prototype and the definition of the
+ * same name are one function. */
 static void mark_needed(const ptx_module *m, ptrmap *need, const ptx_func *f)
 {
     if (ptrmap_get(need, f))
@@ -768,8 +774,8 @@ static bool wanted(const lw *L, const ptrmap *need, const ptx_func *f)
 }
 
 /* Function-scope .shared variables are laid out before any body, in module
- * order, whichever functions are lowered: a kernel lowered alone sees the
- * shared window (and dynamic shared offset) of the module's metadata. */
+ * order (after the module-scope ones); a kernel lowered alone lays out the
+ * ones it names, as shared_bytes counts them for the module's metadata. */
 static void layout_function_shared(lw *L)
 {
     for (uint32_t i = 0; i < L->m->nitems; i++) {
@@ -780,6 +786,35 @@ static void layout_function_shared(lw *L)
             if (f->body[k].kind == PTX_STMT_VAR && f->body[k].var->space == PTX_SP_SHARED)
                 lower_module_var(L, f->body[k].var);
     }
+}
+
+static uint32_t add_shared(uint32_t n, const ptx_var *v, const ptrmap *used)
+{
+    if (v->space != PTX_SP_SHARED || (v->linkage & PTX_LINK_EXTERN) || !ptrmap_get(used, v))
+        return n;
+    uint32_t align = var_align(v) < 16 ? 16 : var_align(v);
+    return ((n + align - 1) & ~(align - 1)) + (uint32_t)var_size(v);
+}
+
+/* A kernel's static shared memory: the .shared variables it and its
+ * functions name, laid out in the order lower_module_var and
+ * layout_function_shared give them when the kernel is lowered alone. */
+static uint32_t shared_bytes(const ptx_module *m, const ptx_func *kernel)
+{
+    ptrmap used = {0};
+    mark_needed(m, &used, kernel);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < m->nitems; i++)
+        if (m->items[i].kind == PTX_ITEM_VAR)
+            n = add_shared(n, m->items[i].var, &used);
+    for (uint32_t i = 0; i < m->nitems; i++) {
+        const ptx_func *f = m->items[i].func;
+        for (uint32_t k = 0; m->items[i].kind == PTX_ITEM_FUNC && f->has_body && k < f->nbody; k++)
+            if (f->body[k].kind == PTX_STMT_VAR)
+                n = add_shared(n, f->body[k].var, &used);
+    }
+    ptrmap_free(&used);
+    return n;
 }
 
 static void init_types(lw *L)
@@ -820,6 +855,7 @@ uint32_t lower_module(const ptx_module *m, LLVMContextRef ctx, LLVMTargetMachine
     bool barriers = module_waits_for_warps(m);
     ptrmap need = {0};
     find_needed(&L, &need);
+    L.need = &need;
     uint32_t nkernels = 0;
     for (uint32_t i = 0; i < m->nitems; i++) {
         const ptx_item *it = &m->items[i];
@@ -854,7 +890,7 @@ uint32_t lower_module(const ptx_module *m, LLVMContextRef ctx, LLVMTargetMachine
     if (dyn)
         LLVMSetInitializer(dyn, const_i64(&L, dyn_off));
     for (uint32_t i = 0; i < out->nkernels; i++) {
-        out->kernels[i].static_smem = L.static_smem;
+        out->kernels[i].static_smem = shared_bytes(m, out->kernels[i].func);
         out->kernels[i].dyn_smem_align = L.dyn_smem_align;
         out->kernels[i].uses_barriers = barriers && !out->kernels[i].frame_size;
     }

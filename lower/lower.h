@@ -42,6 +42,7 @@ typedef struct lower_global {
     char *symbol;
     uint64_t size;           /* bytes */
     bool is_const;
+    bool managed;            /* .attribute(.managed) */
 } lower_global;
 
 typedef struct lower_result {

@@ -383,13 +383,13 @@ static void extern_lane(fn *F, LLVMValueRef lane, void *ctx)
         LLVMValueRef p = LLVMBuildIntToPtr(L->b, a[0], L->ptr, "");
         LLVMBuildCall2(L->b, LLVMGlobalGetValueType(f), f, &p, 1, "");
     } else { /* __assertfail(msg, file, line, func, charsize) */
-        LLVMTypeRef p[5] = {L->ptr, L->ptr, L->ptr, L->i32, L->ptr};
-        LLVMValueRef f = declare_rt(L, "ptxjit_rt_assertfail", L->voidt, p, 5);
+        LLVMTypeRef p[6] = {L->ptr, L->i32, L->ptr, L->ptr, L->i32, L->ptr};
+        LLVMValueRef f = declare_rt(L, "ptxjit_rt_assertfail", L->voidt, p, 6);
         LLVMValueRef line = LLVMBuildTrunc(L->b, a[2], L->i32, "");
-        LLVMValueRef args[5] = {F->cta, LLVMBuildIntToPtr(L->b, a[0], L->ptr, ""),
+        LLVMValueRef args[6] = {F->cta, thread_of(F, lane), LLVMBuildIntToPtr(L->b, a[0], L->ptr, ""),
                                 LLVMBuildIntToPtr(L->b, a[1], L->ptr, ""), line,
                                 LLVMBuildIntToPtr(L->b, a[3], L->ptr, "")};
-        LLVMBuildCall2(L->b, LLVMGlobalGetValueType(f), f, args, 5, "");
+        LLVMBuildCall2(L->b, LLVMGlobalGetValueType(f), f, args, 6, "");
     }
 }
 

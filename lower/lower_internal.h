@@ -34,6 +34,7 @@ typedef struct lw {
     LLVMTypeRef i1, i8, i16, i32, i64, f16, bf16, f32, f64, ptr, voidt;
     ptrmap globals;      /* ptx_var* -> LLVM global (global/const space) */
     ptrmap shared_off;   /* ptx_var* -> (void*)(offset + 1) in the shared window */
+    const ptrmap *need;  /* a kernel lowered alone: its functions and .shared variables */
     ptrmap funcs;        /* ptx_func* -> LLVMValueRef */
     uint32_t static_smem, dyn_smem_align;
     lower_global *globals_out; /* exported variables, for lower_result */

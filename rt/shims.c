@@ -38,12 +38,22 @@ void ptxjit_rt_bulk_misaligned(ptxjit_cta *cta, uint32_t line)
                                  "(PTX line %u)", line);
 }
 
-void ptxjit_rt_assertfail(ptxjit_cta *cta, const char *msg, const char *file, uint32_t line,
-                          const char *func)
+/* A failed device assert: the line a GPU prints (through the printf
+ * stream, so in order with the kernel's printf output), then the fault. */
+void ptxjit_rt_assertfail(ptxjit_cta *cta, uint32_t thread, const char *msg, const char *file,
+                          uint32_t line, const char *func)
 {
-    rt_fault_raise(RT_ERR_ASSERT, "%s:%u: %s: block [%u,%u,%u]: Assertion `%s` failed",
-                   file ? file : "?", line, func ? func : "?", cta->ctaid[0], cta->ctaid[1],
-                   cta->ctaid[2], msg ? msg : "?");
+    const uint32_t *ntid = cta->launch->ntid;
+    uint32_t tx = thread % ntid[0], ty = thread / ntid[0] % ntid[1], tz = thread / ntid[0] / ntid[1];
+    char text[1024];
+    int n = snprintf(text, sizeof text,
+                     "%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.\n",
+                     file ? file : "?", line, func ? func : "?", cta->ctaid[0], cta->ctaid[1],
+                     cta->ctaid[2], tx, ty, tz, msg ? msg : "?");
+    size_t len = n < 0 ? 0 : (size_t)n < sizeof text ? (size_t)n : sizeof text - 1;
+    rt_shim_printf_record(cta, thread, text, len);
+    text[len && text[len - 1] == '\n' ? len - 1 : len] = '\0';
+    rt_fault_raise(RT_ERR_ASSERT, "%s", text);
 }
 
 uint64_t ptxjit_rt_clock64(void)

@@ -20,6 +20,12 @@
 #                               pointer unrelocated) and
 #   add1.wrapper.fatbin         the .nv_fatbin section it points to
 #   vector_ops.c80.lz4.fatbin   a larger LZ4 entry; reference tests/ptx/corpus/vector_ops.sm_80.ptx
+#   linklib.rdc.a               nvcc -rdc -lib of link_lib_add.cu and link_lib_mul.cu
+#                               (compute_80 PTX in each member's __nv_relfatbin)
+#   link_lib_add.rdc.o          nvcc -rdc -c of link_lib_add.cu: a host object
+#   link_main.rdc.sm_80.ptx     nvcc -rdc -ptx of link_main.cu, whose kernel calls both
+#                               (the archive and object hold nvcc's temporary names, so
+#                               --check does not compare them)
 #   pattern.fast.lz4, pattern.hc.lz4
 #                               LZ4 frames (lz4 -1 / lz4 -12, 64 KiB blocks) of the
 #                               11,096-byte pattern test_lz4.c rebuilds (written below)
@@ -50,7 +56,7 @@ fi
 
 rm -rf "$STAGE"
 mkdir -p "$STAGE/src" "$STAGE/out"
-cp "$DIR/add1.cu" "$ROOT/tests/cuda/vector_ops.cu" "$STAGE/src/"
+cp "$DIR/add1.cu" "$DIR"/link_*.cu "$ROOT/tests/cuda/vector_ops.cu" "$STAGE/src/"
 cd "$STAGE/src"
 O=$STAGE/out
 fatbin() { # fatbin OUT MODE GENCODE... (from add1.cu)
@@ -78,6 +84,11 @@ objcopy -O binary --only-section=.nvFatBinSegment add1.o "$O/add1.wrapper.seg"
 objcopy -O binary --only-section=.nv_fatbin add1.o "$O/add1.wrapper.fatbin"
 "$NVCC" -fatbin --compress-mode=speed -gencode arch=compute_80,code=compute_80 \
     -o "$O/vector_ops.c80.lz4.fatbin" vector_ops.cu
+"$NVCC" -rdc=true -lib -gencode arch=compute_80,code=compute_80 -o "$O/linklib.rdc.a" \
+    link_lib_add.cu link_lib_mul.cu
+"$NVCC" -rdc=true -c -gencode arch=compute_80,code=compute_80 -o "$O/link_lib_add.rdc.o" \
+    link_lib_add.cu
+"$NVCC" -rdc=true -ptx -arch=sm_80 -o "$O/link_main.rdc.sm_80.ptx" link_main.cu
 
 # The pattern: 4000 x 'z', then "PTXJIT-lz4 " repeated to 3000 bytes, then 2048
 # bytes of an LCG (x = x * 1103515245 + 12345 mod 2^32 from x = 1, byte =
@@ -100,6 +111,7 @@ status=0
 for f in "$O"/*; do
     b=$(basename "$f")
     if [ $check = 1 ]; then
+        case $b in *.rdc.a | *.rdc.o) continue ;; esac
         cmp -s "$f" "$DIR/$b" || { echo "DIFFERS: $b"; status=1; }
     else
         cp "$f" "$DIR/$b"

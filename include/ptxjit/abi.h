@@ -125,8 +125,8 @@ enum {
                                    const void *args))                                             \
     X(ptxjit_rt_trap, void, (ptxjit_cta * cta, uint32_t line))                                     \
     X(ptxjit_rt_bulk_misaligned, void, (ptxjit_cta * cta, uint32_t line))                          \
-    X(ptxjit_rt_assertfail, void, (ptxjit_cta * cta, const char *msg, const char *file,            \
-                                   uint32_t line, const char *func))                              \
+    X(ptxjit_rt_assertfail, void, (ptxjit_cta * cta, uint32_t thread, const char *msg,             \
+                                   const char *file, uint32_t line, const char *func))            \
     X(ptxjit_rt_clock64, uint64_t, (void))                                                         \
     X(ptxjit_rt_globaltimer, uint64_t, (void))                                                     \
     X(ptxjit_rt_malloc, void *, (uint64_t size))                                                   \

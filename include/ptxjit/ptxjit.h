@@ -134,6 +134,7 @@ typedef struct ptxjit_global_info {
     void *addr;
     uint64_t size;
     bool is_const;
+    bool managed;            /* .attribute(.managed): the driver makes it managed memory */
 } ptxjit_global_info;
 
 /* Kernels of a module, by name or index; NULL if absent. */

@@ -101,6 +101,15 @@ struct CUctx_st *cu_primary(void)
     return primary;
 }
 
+struct CUctx_st *cu_ctx_top(void) { return depth ? stack[depth - 1] : NULL; }
+
+/* The primary context before its first retain (or after its last release):
+ * NVIDIA's runtime makes it current first and retains it afterwards. */
+static bool is_idle_primary(const struct CUctx_st *c)
+{
+    return c && cu_handle_valid(c, CU_KIND_CONTEXT) && c->primary && !c->active;
+}
+
 bool cu_ctx_valid(const struct CUctx_st *c)
 {
     return c && cu_handle_valid(c, CU_KIND_CONTEXT) && (!c->primary || c->active);
@@ -195,6 +204,9 @@ CUresult cuCtxDestroy_v2(CUcontext ctx)
     CUresult r = cu_check_init();
     if (r)
         return r;
+    if (!ctx || !cu_handle_valid(ctx, CU_KIND_CONTEXT) || ctx->primary)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    cu_ctx_local_release(ctx); /* the context still answers while they run */
     pthread_mutex_lock(&ctx_lock);
     bool ok = ctx && cu_handle_valid(ctx, CU_KIND_CONTEXT) && !ctx->primary;
     if (ok)
@@ -248,7 +260,7 @@ CUresult cuCtxSetCurrent(CUcontext ctx)
             depth--;
         return CUDA_SUCCESS;
     }
-    if (!cu_ctx_valid(ctx))
+    if (!cu_ctx_valid(ctx) && !is_idle_primary(ctx))
         return CUDA_ERROR_INVALID_CONTEXT;
     if (!depth)
         depth = 1;
@@ -281,10 +293,13 @@ static CUresult ctx_or_current(CUcontext ctx, struct CUctx_st **out)
     return CUDA_SUCCESS;
 }
 
+/* Answers for an unretained primary context too: it has its device. */
 CUresult cuCtxGetDevice(CUdevice *device)
 {
     struct CUctx_st *c;
     CUresult r = cu_ctx_current(&c);
+    if (r && is_idle_primary(cu_ctx_top()))
+        r = CUDA_SUCCESS;
     if (r)
         return r;
     if (!device)
@@ -295,6 +310,8 @@ CUresult cuCtxGetDevice(CUdevice *device)
 
 CUresult cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx)
 {
+    if (cu_abi12()) /* a CUDA 12 client found this name: it passes no context */
+        return cuCtxGetDevice(device);
     struct CUctx_st *c;
     CUresult r = ctx_or_current(ctx, &c);
     if (r)
@@ -350,6 +367,8 @@ CUresult cuCtxSynchronize(void)
 
 CUresult cuCtxSynchronize_v2(CUcontext ctx)
 {
+    if (cu_abi12()) /* a CUDA 12 client found this name: it passes no context */
+        return cuCtxSynchronize();
     struct CUctx_st *c;
     CUresult r = ctx_or_current(ctx, &c);
     return r ? r : cu_ctx_sync(c);
@@ -578,12 +597,21 @@ CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
     if (!p)
         return CUDA_ERROR_OUT_OF_MEMORY;
     pthread_mutex_lock(&ctx_lock);
+    bool last = p->active && p->primary_refs == 1;
     if (!p->active)
         r = CUDA_ERROR_INVALID_CONTEXT;
-    else if (--p->primary_refs == 0)
+    else if (!last)
+        p->primary_refs--;
+    pthread_mutex_unlock(&ctx_lock);
+    if (!last)
+        return r;
+    /* The destructors run unlocked; a retain meanwhile keeps it alive. */
+    cu_ctx_local_release(p);
+    pthread_mutex_lock(&ctx_lock);
+    if (p->active && --p->primary_refs == 0)
         primary_stop(p);
     pthread_mutex_unlock(&ctx_lock);
-    return r;
+    return CUDA_SUCCESS;
 }
 
 CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
@@ -594,6 +622,7 @@ CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
     struct CUctx_st *p = cu_primary();
     if (!p)
         return CUDA_ERROR_OUT_OF_MEMORY;
+    cu_ctx_local_release(p); /* unlocked: destructors may call the driver */
     pthread_mutex_lock(&ctx_lock);
     if (p->active)
         primary_stop(p);

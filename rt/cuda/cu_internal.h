@@ -97,6 +97,7 @@ struct CUctx_st {
     cu_list_node modules, libraries, streams, events;
     struct CUstream_st *legacy;      /* the NULL stream */
     CUmemoryPool default_pool, current_pool;
+    struct cu_ctx_local *local;      /* context-local storage (ctx_local.c), under lock */
 };
 
 /* The calling thread's current context, validated: CUDA_SUCCESS and *out,
@@ -113,6 +114,19 @@ bool cu_ctx_valid(const struct CUctx_st *c);
 CUresult cu_ctx_sticky(const struct CUctx_st *c);
 /* The primary context object of device 0 (always allocated). */
 struct CUctx_st *cu_primary(void);
+/* The calling thread's current context as set, unvalidated (NULL if none). */
+struct CUctx_st *cu_ctx_top(void);
+
+/* Context-local storage (ctx_local.c).  ctx NULL: the current context;
+ * none current is CUDA_ERROR_INVALID_CONTEXT, a missing key
+ * CUDA_ERROR_INVALID_HANDLE. */
+typedef void (*cu_ctx_local_dtor)(CUcontext ctx, void *key, void *value);
+CUresult cu_ctx_local_put(CUcontext ctx, void *key, void *value, cu_ctx_local_dtor dtor);
+CUresult cu_ctx_local_delete(CUcontext ctx, void *key);
+CUresult cu_ctx_local_get(void **value, CUcontext ctx, void *key);
+/* Runs the destructors of a context that goes away and forgets its values;
+ * the caller holds no lock of the library. */
+void cu_ctx_local_release(struct CUctx_st *ctx);
 
 void cu_list_init(cu_list_node *head);
 void cu_list_push(cu_list_node *head, cu_list_node *n);
@@ -196,6 +210,13 @@ int cu_func_blocks_per_sm(const struct CUfunc_st *f, int block, size_t dyn_smem)
  * NUL-terminated; on failure *errors may hold the diagnostics. */
 CUresult cu_ptx_link(const char **texts, const size_t *lens, const char **names, size_t n,
                      char **out, size_t *outlen, char **errors);
+/* The fat binaries embedded in a host ELF object or in each object of an
+ * `ar` archive (archive.c): visit gets each with the object's name.  False
+ * if data is not an object (an archive). */
+typedef void (*cu_fatbin_visit)(const void *fatbin, size_t size, const char *member, void *arg);
+bool cu_object_fatbins(const void *data, size_t size, const char *name, cu_fatbin_visit visit,
+                       void *arg);
+bool cu_archive_fatbins(const void *data, size_t size, cu_fatbin_visit visit, void *arg);
 /* Reads a whole file for cuModuleLoad/cuLibraryLoadFromFile/cuLinkAddFile. */
 CUresult cu_read_file(const char *path, char **data, size_t *len);
 /* Frees every module and library of a context being destroyed. */
@@ -331,6 +352,8 @@ CUresult cu_result_of(ptxjit_status st);
 /* ---- misc ----------------------------------------------------------------------------------- */
 
 double cu_now_ms(void);
+/* PTXJIT_CUDA_ABI=12: the names CUDA 13 re-used act as CUDA 12's (abi.c). */
+bool cu_abi12(void);
 unsigned long long cu_next_id(void);
 /* Parses "major.minor" of a PTX .version/.target-style directive in PTX text. */
 int cu_ptx_directive_version(const char *ptx, size_t len, const char *directive);

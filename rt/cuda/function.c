@@ -48,7 +48,9 @@ CUresult cu_func_get_attr(const struct CUfunc_st *f, CUfunction_attribute attrib
     case CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES: *pi = const_bytes(f->mod); break;
     case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: *pi = 0; break;
     case CU_FUNC_ATTRIBUTE_NUM_REGS: *pi = func_regs(f); break;
-    case CU_FUNC_ATTRIBUTE_PTX_VERSION: *pi = f->mod->ptx_version; break;
+    /* the virtual architecture of .target (75 for sm_75), as NVIDIA's driver
+     * reports it: CUB picks its tuning policies from it */
+    case CU_FUNC_ATTRIBUTE_PTX_VERSION: *pi = f->mod->binary_version; break;
     case CU_FUNC_ATTRIBUTE_BINARY_VERSION: *pi = d->cc_major * 10 + d->cc_minor; break;
     case CU_FUNC_ATTRIBUTE_CACHE_MODE_CA: *pi = 0; break;
     case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *pi = f->max_dyn_smem; break;

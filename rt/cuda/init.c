@@ -184,18 +184,8 @@ CUresult cuDriverGetVersion(int *driverVersion)
 {
     if (!driverVersion)
         return CUDA_ERROR_INVALID_VALUE;
-    *driverVersion = CUDA_VERSION;
+    *driverVersion = cu_abi12() ? 12090 : CUDA_VERSION;
     return CUDA_SUCCESS;
-}
-
-/* NVIDIA's private export tables (used by its runtime library) do not
- * exist here. */
-CUresult cuGetExportTable(const void **ppExportTable, const CUuuid *pExportTableId)
-{
-    if (!ppExportTable || !pExportTableId)
-        return CUDA_ERROR_INVALID_VALUE;
-    *ppExportTable = NULL;
-    return CUDA_ERROR_NOT_SUPPORTED;
 }
 
 CUresult cuProfilerStart(void) { return cu_check_init(); }

@@ -1,8 +1,13 @@
 /* library.c - the context-independent library API of CUDA 12
  * (cuLibrary*, cuKernel*).  A library keeps its PTX; it is compiled at
- * load (so errors surface there) and that instance goes to the first
- * context that uses the library; every further context gets its own
- * instance, with its own variables, as CUDA's per-context modules have.
+ * load (so errors surface there) and that instance, the library's home,
+ * goes to the first context that uses the library; every further context
+ * gets its own instance, with its own variables, as CUDA's per-context
+ * modules have.  The home lives as long as the library: when its context
+ * goes away it waits, variables back at their initial values, for the
+ * next context, except its .managed variables, which are the library's
+ * managed memory (cuLibraryGetManaged, with or without a context; another
+ * context using the library at the same time has its own copy).
  * A CUkernel names a kernel of the library by index and resolves to the
  * CUfunction of the current context's instance. */
 #include "cu_internal.h"
@@ -34,6 +39,8 @@ struct CUlib_st {
     uint32_t nmods, capmods;
     struct CUkern_st *kernels;
     uint32_t nkernels;
+    struct CUmod_st *home;       /* the instance compiled at load */
+    uint8_t *home_init;          /* initial bytes of home's variables but the managed ones */
 };
 
 /* Libraries and their per-context instances: one lock for all. */
@@ -59,6 +66,42 @@ static void apply_kernel_attrs(const struct CUkern_st *k, struct CUfunc_st *f)
 /* Marks the globals of a claimed instance as its context's memory. */
 static void set_ctx(cu_alloc *a, void *ctx) { a->ctx = ctx; }
 
+static void mark_globals(struct CUmod_st *mod, struct CUctx_st *ctx)
+{
+    for (uint32_t i = 0; i < ptxjit_global_count(mod->m); i++)
+        cu_map_update((uintptr_t)ptxjit_global_at(mod->m, i)->addr, 1, set_ctx, ctx);
+}
+
+/* Copies the home's variables but the managed ones to (save) or from the
+ * snapshot. */
+static void home_variables(struct CUlib_st *lib, bool save)
+{
+    uint8_t *p = lib->home_init;
+    for (uint32_t i = 0; i < ptxjit_global_count(lib->home->m); i++) {
+        const ptxjit_global_info *g = ptxjit_global_at(lib->home->m, i);
+        if (g->managed)
+            continue;
+        if (save)
+            memcpy(p, g->addr, g->size);
+        else
+            memcpy(g->addr, p, g->size);
+        p += g->size;
+    }
+}
+
+static bool home_snapshot(struct CUlib_st *lib)
+{
+    size_t bytes = 0;
+    for (uint32_t i = 0; i < ptxjit_global_count(lib->home->m); i++) {
+        const ptxjit_global_info *g = ptxjit_global_at(lib->home->m, i);
+        bytes += g->managed ? 0 : g->size;
+    }
+    if (!(lib->home_init = malloc(bytes ? bytes : 1)))
+        return false;
+    home_variables(lib, true);
+    return true;
+}
+
 /* The library's instance in ctx, claiming or compiling one (lib_lock held). */
 static CUresult instance(struct CUlib_st *lib, struct CUctx_st *ctx, struct CUmod_st **out)
 {
@@ -75,8 +118,7 @@ static CUresult instance(struct CUlib_st *lib, struct CUctx_st *ctx, struct CUmo
         spare->ctx_id = ctx->id;
         spare->ctx = ctx;
         spare->mod->ctx = ctx;
-        for (uint32_t i = 0; i < ptxjit_global_count(spare->mod->m); i++)
-            cu_map_update((uintptr_t)ptxjit_global_at(spare->mod->m, i)->addr, 1, set_ctx, ctx);
+        mark_globals(spare->mod, ctx);
         *out = spare->mod;
         return CUDA_SUCCESS;
     }
@@ -123,6 +165,7 @@ static void lib_free(struct CUlib_st *lib)
     free(lib->kernels);
     free(lib->mods);
     free(lib->ptx);
+    free(lib->home_init);
     free(lib);
 }
 
@@ -150,6 +193,9 @@ static CUresult lib_load(CUlibrary *library, const void *code, size_t size, cons
                        jitOptions, jitOptionsValues, &mod);
     if (!r && (!(lib->mods = malloc(sizeof *lib->mods)) ||
                !(lib->kernels = calloc(mod->nfuncs ? mod->nfuncs : 1, sizeof *lib->kernels))))
+        r = CUDA_ERROR_OUT_OF_MEMORY;
+    lib->home = mod;
+    if (!r && !home_snapshot(lib))
         r = CUDA_ERROR_OUT_OF_MEMORY;
     if (r) {
         cu_module_free(mod);
@@ -231,7 +277,8 @@ CUresult cuLibraryUnload(CUlibrary library)
     return CUDA_SUCCESS;
 }
 
-/* A destroyed context's instances go; the library stays usable elsewhere. */
+/* A destroyed context's instances go, its home instance back to waiting
+ * for a context; the library stays usable elsewhere. */
 void cu_ctx_free_libraries(struct CUctx_st *ctx)
 {
     pthread_mutex_lock(&lib_lock);
@@ -239,10 +286,17 @@ void cu_ctx_free_libraries(struct CUctx_st *ctx)
         struct CUlib_st *lib = CU_CONTAINER(n, struct CUlib_st, node);
         uint32_t kept = 0;
         for (uint32_t i = 0; i < lib->nmods; i++) {
-            if (lib->mods[i].ctx_id == ctx->id)
-                cu_module_free(lib->mods[i].mod);
-            else
-                lib->mods[kept++] = lib->mods[i];
+            lib_mod *lm = &lib->mods[i];
+            if (lm->ctx_id == ctx->id && lm->mod == lib->home) {
+                *lm = (lib_mod){lm->mod, 0, NULL};
+                lm->mod->ctx = NULL;
+                mark_globals(lm->mod, NULL);
+                home_variables(lib, false);
+            } else if (lm->ctx_id == ctx->id) {
+                cu_module_free(lm->mod);
+                continue;
+            }
+            lib->mods[kept++] = *lm;
         }
         lib->nmods = kept;
     }
@@ -313,17 +367,27 @@ CUresult cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary library,
     return cu_module_global(mod, name, dptr, bytes);
 }
 
-/* Module variables do not record .attribute(.managed), so no variable is
- * reported as managed. */
+/* A .managed variable: the home instance's, whatever context is current
+ * (none at all when NVIDIA's runtime asks, at its start). */
 CUresult cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)
 {
-    (void)dptr, (void)bytes;
     CUresult r = cu_check_init();
     if (r)
         return r;
+    if (!name)
+        return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&lib_lock);
+    const ptxjit_global_info *g = NULL;
     if (!lib_valid(library))
-        return CUDA_ERROR_INVALID_HANDLE;
-    return name ? CUDA_ERROR_NOT_FOUND : CUDA_ERROR_INVALID_VALUE;
+        r = CUDA_ERROR_INVALID_HANDLE;
+    else if (!(g = ptxjit_global_get(library->home->m, name)) || !g->managed)
+        r = CUDA_ERROR_NOT_FOUND;
+    if (!r && dptr)
+        *dptr = (CUdeviceptr)(uintptr_t)g->addr;
+    if (!r && bytes)
+        *bytes = g->size;
+    pthread_mutex_unlock(&lib_lock);
+    return r;
 }
 
 /* Unified functions (host-callable device functions) do not exist here. */

@@ -2,8 +2,9 @@
  * cuLinkDestroy).  ptxjit links at the PTX level: the inputs (PTX text, or
  * the PTX in a fat binary) are merged into one PTX module (ptx_link.c),
  * which cuLinkComplete returns as the "cubin"; cuModuleLoadData accepts it
- * like any PTX image.  GPU machine code (cubin, object, library inputs) has
- * nothing ptxjit can run. */
+ * like any PTX image.  Host objects and static libraries (nvcc -rdc, -lib)
+ * give the PTX of the fat binaries embedded in them (archive.c).  GPU
+ * machine code alone (cubins) has nothing ptxjit can run. */
 #define _GNU_SOURCE
 #include "cu_internal.h"
 
@@ -85,19 +86,91 @@ CUresult cuLinkDestroy(CUlinkState state)
     return CUDA_SUCCESS;
 }
 
-/* Takes one input's PTX (from text or a fat binary). */
+/* Appends an input, taking ptx and name (freed on failure). */
+static CUresult push_input(CUlinkState s, char *ptx, size_t len, char *name)
+{
+    if (name && s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 4;
+        link_input *grown = realloc(s->in, cap * sizeof *grown);
+        if (grown) {
+            s->in = grown;
+            s->cap = cap;
+        }
+    }
+    if (!name || s->n == s->cap) {
+        free(ptx);
+        free(name);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    s->in[s->n++] = (link_input){ptx, len, name};
+    return CUDA_SUCCESS;
+}
+
+/* Objects and libraries: the PTX of every fat binary nvcc embedded. */
+typedef struct embedded {
+    CUlinkState s;
+    const char *file;
+    CUresult r;
+    size_t added;
+} embedded;
+
+static void add_embedded(const void *fatbin, size_t size, const char *member, void *arg)
+{
+    embedded *e = arg;
+    char *ptx = NULL, *why = NULL, *name = NULL;
+    size_t len;
+    if (e->r || cu_fatbin_ptx(fatbin, size, &ptx, &len, &why)) {
+        free(why); /* machine code only, or not for this device: nothing to link */
+        return;
+    }
+    if (asprintf(&name, "%s(%s)", e->file, member) < 0)
+        name = NULL;
+    e->r = push_input(e->s, ptx, len, name);
+    e->added += !e->r;
+}
+
+static CUresult add_object(CUlinkState s, CUjitInputType type, const void *data, size_t size,
+                           const char *name, char **why)
+{
+    embedded e = {s, name, CUDA_SUCCESS, 0};
+    bool ok = type == CU_JIT_INPUT_LIBRARY ? cu_archive_fatbins(data, size, add_embedded, &e)
+                                           : cu_object_fatbins(data, size, name, add_embedded, &e);
+    if (e.r)
+        return e.r;
+    if (!ok) {
+        *why = strdup(type == CU_JIT_INPUT_LIBRARY ? "not an `ar` archive of objects"
+                                                  : "not a 64-bit ELF object");
+        return CUDA_ERROR_INVALID_IMAGE;
+    }
+    if (!e.added) {
+        *why = strdup("no PTX for this device in its device code (GPU machine code cannot be "
+                      "linked on ptxjit)");
+        return CUDA_ERROR_NO_BINARY_FOR_GPU;
+    }
+    return CUDA_SUCCESS;
+}
+
+/* Takes one input's PTX (from text, a fat binary, or the fat binaries
+ * embedded in a host object or a static library of them). */
 static CUresult add_input(CUlinkState s, CUjitInputType type, const void *data, size_t size,
                           const char *name)
 {
     char *why = NULL, *ptx = NULL;
     size_t len = 0;
     CUresult r;
+    name = name ? name : "input";
     switch (type) {
     case CU_JIT_INPUT_PTX:
-    case CU_JIT_INPUT_FATBINARY: r = cu_image_ptx(data, size, &ptx, &len, &why); break;
-    case CU_JIT_INPUT_CUBIN:
+    case CU_JIT_INPUT_FATBINARY:
+        r = cu_image_ptx(data, size, &ptx, &len, &why);
+        if (!r)
+            r = push_input(s, ptx, len, strdup(name));
+        break;
     case CU_JIT_INPUT_OBJECT:
     case CU_JIT_INPUT_LIBRARY:
+        r = size ? add_object(s, type, data, size, name, &why) : CUDA_ERROR_INVALID_VALUE;
+        break;
+    case CU_JIT_INPUT_CUBIN:
         why = strdup("GPU machine code cannot be linked on ptxjit: give the linker PTX");
         r = CUDA_ERROR_NO_BINARY_FOR_GPU;
         break;
@@ -107,27 +180,14 @@ static CUresult add_input(CUlinkState s, CUjitInputType type, const void *data, 
         break;
     default: return CUDA_ERROR_INVALID_VALUE;
     }
-    if (!r && s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 4;
-        link_input *grown = realloc(s->in, cap * sizeof *grown);
-        if (grown) {
-            s->in = grown;
-            s->cap = cap;
-        } else {
-            r = CUDA_ERROR_OUT_OF_MEMORY;
-        }
-    }
     if (r) {
         char *line = NULL;
-        if (why && asprintf(&line, "%s: error: %s\n", name ? name : "input", why) >= 0)
+        if (why && asprintf(&line, "%s: error: %s\n", name, why) >= 0)
             log_error(s, line);
         free(line);
         free(why);
-        free(ptx);
-        return r;
     }
-    s->in[s->n++] = (link_input){ptx, len, strdup(name ? name : "input")};
-    return CUDA_SUCCESS;
+    return r;
 }
 
 CUresult cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *data, size_t size,

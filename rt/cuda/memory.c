@@ -395,12 +395,19 @@ CUresult cuMemRangeGetAttributes(void **data, size_t *dataSizes,
 
 static void put(void *data, const void *v, size_t n) { memcpy(data, v, n); }
 
+/* cuMemAllocManaged memory, or a module's .managed variable. */
+static bool is_managed(const cu_alloc *a)
+{
+    return a->kind == CU_MEM_MANAGED || (a->kind == CU_MEM_GLOBAL && (a->flags & CU_MEM_ATTACH_GLOBAL));
+}
+
 /* One attribute of a tracked allocation.  NVIDIA's types: CUcontext,
  * unsigned int, CUdeviceptr, void *, bool, unsigned long long, int, size_t. */
 static CUresult pointer_attr(void *data, CUpointer_attribute attr, uintptr_t p, const cu_alloc *a)
 {
     bool is_host = a->kind == CU_MEM_HOST || a->kind == CU_MEM_REGISTERED;
     bool yes = true, no = false;
+    unsigned managed = is_managed(a);
     unsigned long long zero64 = 0, id = a->id;
     int dev = 0;
     void *start = (void *)a->base;
@@ -417,14 +424,15 @@ static CUresult pointer_attr(void *data, CUpointer_attribute attr, uintptr_t p, 
         break;
     }
     case CU_POINTER_ATTRIBUTE_HOST_POINTER:
-        if (!is_host && a->kind != CU_MEM_MANAGED)
+        if (!is_host && !managed)
             return CUDA_ERROR_INVALID_VALUE; /* device memory has no host mapping */
         put(data, &p, sizeof(void *));
         break;
     case CU_POINTER_ATTRIBUTE_SYNC_MEMOPS: put(data, &a->sync_memops, sizeof(bool)); break;
     case CU_POINTER_ATTRIBUTE_BUFFER_ID:
     case CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID: put(data, &id, sizeof id); break;
-    case CU_POINTER_ATTRIBUTE_IS_MANAGED: put(data, a->kind == CU_MEM_MANAGED ? &yes : &no, sizeof(bool)); break;
+    /* callers pass an unsigned int (NVIDIA's samples, cudart) */
+    case CU_POINTER_ATTRIBUTE_IS_MANAGED: put(data, &managed, sizeof managed); break;
     case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: put(data, &dev, sizeof dev); break;
     case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
     case CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE:
@@ -469,9 +477,9 @@ static CUresult unknown_attr(void *data, CUpointer_attribute attr)
     switch (attr) {
     case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: put(data, &dev, sizeof dev); break;
     case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+    case CU_POINTER_ATTRIBUTE_IS_MANAGED:
     case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS: put(data, zero, sizeof(int)); break;
     case CU_POINTER_ATTRIBUTE_SYNC_MEMOPS:
-    case CU_POINTER_ATTRIBUTE_IS_MANAGED:
     case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
     case CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE:
     case CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE:

@@ -66,8 +66,10 @@ static bool module_register(struct CUmod_st *mod)
             return false;
     for (uint32_t i = 0; i < ptxjit_global_count(mod->m); i++) {
         const ptxjit_global_info *g = ptxjit_global_at(mod->m, i);
+        /* a .managed variable is managed memory (attached globally) */
         cu_alloc a = {.base = (uintptr_t)g->addr, .size = g->size, .kind = CU_MEM_GLOBAL,
                       .ctx = mod->ctx, .id = cu_next_id(),
+                      .flags = g->managed ? CU_MEM_ATTACH_GLOBAL : 0,
                       .preferred = {CU_MEM_LOCATION_TYPE_INVALID, 0},
                       .last_prefetch = {CU_MEM_LOCATION_TYPE_INVALID, 0}};
         if (g->size && !cu_map_insert(&a))

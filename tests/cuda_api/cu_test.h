@@ -42,16 +42,24 @@ static inline void cu_test_expect(CUresult got, CUresult want, const char *call,
 #define CU_EXPECT(want, call) cu_test_expect((call), (want), #call, __FILE__, __LINE__)
 #define CU_OK(call) CU_EXPECT(CUDA_SUCCESS, call)
 
+/* Reads a file under tests/ (rel: "cuda/fatbin/add1.ptx"); NUL-terminated. */
+static inline char *cu_test_file(const char *rel, size_t *len)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", PTXJIT_TEST_DIR, rel);
+    char *data = tu_read_file(path, len);
+    if (!data)
+        fail_msg("cannot read %s", path);
+    return data;
+}
+
 /* Reads a file of the PTX corpus (tests/ptx/corpus); NUL-terminated. */
 static inline char *cu_test_corpus(const char *name)
 {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/ptx/corpus/%s", PTXJIT_TEST_DIR, name);
+    char rel[512];
+    snprintf(rel, sizeof rel, "ptx/corpus/%s", name);
     size_t len;
-    char *text = tu_read_file(path, &len);
-    if (!text)
-        fail_msg("cannot read %s", path);
-    return text;
+    return cu_test_file(rel, &len);
 }
 
 /* Loads a corpus file into the current context. */

@@ -8,6 +8,8 @@
  * Kernels: tests/cuda/malloc_assert.cu and vector_ops.cu. */
 #include "cu_test.h"
 
+#include <unistd.h>
+
 static CUfunction load_fn(const char *file, const char *name, CUmodule *mod)
 {
     *mod = cu_test_load(file);
@@ -57,6 +59,55 @@ static void test_assert(void **state)
 {
     (void)state;
     fault_in_fresh_context("check_nonneg", CUDA_ERROR_ASSERT);
+}
+
+/* The line of malloc_assert.cu holding `text`, counted here from the source. */
+static int source_line(const char *text)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/cuda/malloc_assert.cu", PTXJIT_TEST_DIR);
+    size_t len;
+    char *src = tu_read_file(path, &len);
+    if (!src)
+        fail_msg("cannot read %s", path);
+    char *at = strstr(src, text);
+    assert_non_null(at);
+    int line = 1;
+    for (char *p = src; p < at; p++)
+        line += *p == '\n';
+    free(src);
+    return line;
+}
+
+/* The failed assert is printed as a GPU prints it, on standard output
+ * (through the printf stream): file:line: function: block, thread, text. */
+static void test_assert_message(void **state)
+{
+    (void)state;
+    fflush(stdout);
+    int saved = dup(1);
+    FILE *capture = tmpfile();
+    assert_non_null(capture);
+    dup2(fileno(capture), 1);
+    fault_in_fresh_context("check_nonneg", CUDA_ERROR_ASSERT);
+    fflush(stdout);
+    dup2(saved, 1);
+    close(saved);
+    char out[4096] = "";
+    rewind(capture);
+    size_t n = fread(out, 1, sizeof out - 1, capture);
+    out[n] = '\0';
+    fclose(capture);
+    char want[256];
+    snprintf(want, sizeof want, "malloc_assert.cu:%d: ", source_line("assert(in[gid] >= 0);"));
+    const char *at = strstr(out, want);
+    if (!at)
+        fail_msg("no '%s' in the output: %s", want, out);
+    /* in = {3, 1, -4, 1, 5}: thread 2 of block 0 fails */
+    const char *tail = ": block: [0,0,0], thread: [2,0,0] Assertion `in[gid] >= 0` failed.\n";
+    if (!strstr(at, tail))
+        fail_msg("no '%s' in the output: %s", tail, out);
+    assert_non_null(strstr(at, "check_nonneg"));
 }
 
 /* vec_add with an output pointer into unmapped memory. */
@@ -122,6 +173,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_trap),
         cmocka_unit_test(test_assert),
+        cmocka_unit_test(test_assert_message),
         cmocka_unit_test(test_illegal_address_and_recovery),
         cmocka_unit_test(test_fault_is_per_context),
     };

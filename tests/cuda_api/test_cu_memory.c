@@ -120,9 +120,10 @@ static void test_managed_and_advice(void **state)
     CUdeviceptr m;
     CU_OK(cuMemAllocManaged(&m, 1 << 16, CU_MEM_ATTACH_GLOBAL));
     memset((void *)(uintptr_t)m, 7, 1 << 16); /* host access, directly */
-    bool managed = false;
-    CU_OK(cuPointerGetAttribute(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, m));
-    assert_true(managed);
+    unsigned managed[2] = {0, 0xdeadbeef}; /* an unsigned int, as callers pass */
+    CU_OK(cuPointerGetAttribute(managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, m));
+    assert_int_equal(managed[0], 1);
+    assert_int_equal(managed[1], 0xdeadbeef);
     CUmemLocation dev = {CU_MEM_LOCATION_TYPE_DEVICE, 0}, host = {CU_MEM_LOCATION_TYPE_HOST, 0};
     int v = -9;
     CU_OK(cuMemRangeGetAttribute(&v, 4, CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, m, 4096));
@@ -181,14 +182,14 @@ static void test_pointer_attributes(void **state)
     CUpointer_attribute attrs[3] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
                                     CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
                                     CU_POINTER_ATTRIBUTE_IS_MANAGED};
-    bool managed = true;
+    unsigned managed = 0xffffffff;
     type = 99;
     ord = 99;
     void *data[3] = {&type, &ord, &managed};
     CU_OK(cuPointerGetAttributes(3, attrs, data, (CUdeviceptr)0x1000));
     assert_int_equal(type, 0);
     assert_int_equal(ord, -2);
-    assert_false(managed);
+    assert_int_equal(managed, 0);
     CU_OK(cuPointerGetAttributes(3, attrs, data, b));
     assert_int_equal(type, CU_MEMORYTYPE_DEVICE);
     assert_int_equal(ord, 0);

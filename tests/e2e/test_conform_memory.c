@@ -171,7 +171,7 @@ static size_t emit_qcase(char *o, size_t cap, int k)
         "  mov.u32 %%r9, %%ctaid.x; mov.u32 %%r10, %%ntid.x; mov.u32 %%r11, %%tid.x; mad.lo.s32 %%r12, %%r9, %%r10, %%r11;\n"
         "  mul.wide.u32 %%ad13, %%r12, %u; add.s64 %%ad14, %%ad11, %%ad13; add.s64 %%ad15, %%ad12, %%ad13;\n"
         "  and.b32 %%r13, %%r11, 1; setp.ne.u32 %%p1, %%r13, 0;\n",
-        k, (QB * w + 3) & ~3u, w);
+        k, QB * (w < 4 ? 4 : w), w); /* the fill's first store is word tid, whatever the size */
     if (!sp->shared)
         return n + (size_t)snprintf(o + n, cap - n,
             "  %s%s"

@@ -157,16 +157,18 @@ static void test_many_kernels(void **state)
     ptxjit_destroy(c);
 }
 
-/* Function-scope .shared of other kernels comes before the dynamic area
- * in every kernel's object, as in the module's metadata. */
+/* A kernel's shared window holds its own static .shared (none here: other
+ * kernels' arrays are not in it) and then the dynamic area, in its object
+ * as in the module's metadata. */
 static void test_dynamic_shared(void **state)
 {
     (void)state;
     ptxjit_ctx *c = new_ctx();
     ptxjit_module *m = load(c, NULL);
     const ptxjit_kernel *k = ptxjit_kernel_get(m, "dyn");
-    assert_int_equal(ptxjit_kernel_info_of(k)->static_smem,
-                     NK / SHARED_EVERY * BLOCK * 4); /* the module's layout */
+    assert_int_equal(ptxjit_kernel_info_of(k)->static_smem, 0);
+    const ptxjit_kernel *k10 = ptxjit_kernel_get(m, "k10"); /* one array of its own */
+    assert_int_equal(ptxjit_kernel_info_of(k10)->static_smem, BLOCK * 4);
     enum { T = 100 };
     uint32_t out[T];
     struct { uint64_t out; } p = {(uintptr_t)out};
