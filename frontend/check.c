@@ -2,6 +2,7 @@
  * (registers and variables by scope, labels per function, functions per
  * module), reports duplicates and undeclared names, and checks operands
  * against the opcode table's shapes and the ISA's type-compatibility rules. */
+#include "arena.h"
 #include "ptx.h"
 #include "symtab.h"
 
@@ -101,7 +102,7 @@ static bool is_intlike(char cls) { return cls == 'B' || cls == 'U' || cls == 'S'
 
 /* ISA "type checking": bit types match any type of their size, signed and
  * unsigned match each other, floats match themselves or bits.  `relaxed`
- * (ld/st/cvt) also allows integer registers wider than the type. */
+ * (ld/st/cvt) also allows integer and bit-size registers wider than the type. */
 static bool type_compatible(ptx_type want, ptx_type have, bool relaxed)
 {
     char w = ptx_type_class(want), h = ptx_type_class(have);
@@ -109,6 +110,10 @@ static bool type_compatible(ptx_type want, ptx_type have, bool relaxed)
     if (w == 'P' || h == 'P')
         return w == h;
     if (relaxed && is_intlike(w) && is_intlike(h) && hs > ws)
+        return true;
+    /* ISA "operand size exceeding instruction-type size": a float type may
+     * use a wider bit-size register (ld zero-extends, st truncates). */
+    if (relaxed && w == 'F' && h == 'B' && hs > ws)
         return true;
     if (ws != hs)
         return false;
@@ -168,6 +173,15 @@ static void check_value(checker *c, const ptx_operand *o, ptx_type want, role r,
             return;
         }
         check_vector_comp(c, o);
+        if (o->var->vec && !o->comp) {
+            ERR(c, o->loc, "vector register '%s' needs a component (.x, .y, .z, .w) here", o->name);
+            return;
+        }
+        if (o->has_offset && (r == DST || !is_intlike(cls) || !is_intlike(ptx_type_class(o->var->type)))) {
+            ERR(c, o->loc, "'%s+%lld': a register plus an offset is only an integer source", o->name,
+                (long long)o->imm);
+            return;
+        }
         break;
     default:
         ERR(c, o->loc, "expected a %s operand of type .%s", r == DST ? "register" : "register or constant",
@@ -224,11 +238,13 @@ static void check_memval(checker *c, const ptx_instr *in, const ptx_operand *o, 
     uint32_t vec = in->mod[PTX_CAT_VEC] ? (uint32_t)(ptx_mod_text(PTX_CAT_VEC,
                                                                   in->mod[PTX_CAT_VEC])[1] - '0')
                                         : 0;
+    /* only ld, ldu and st relax the size rules, not atom and red */
+    bool relaxed = in->op == PTX_OP_LD || in->op == PTX_OP_LDU || in->op == PTX_OP_ST;
     if (!vec) {
         if (o->kind == PTX_OPD_VEC)
             ERR(c, o->loc, "vector operand needs a .v2/.v4 modifier");
         else
-            check_value(c, o, t, r, true);
+            check_value(c, o, t, r, relaxed);
         return;
     }
     if (o->kind != PTX_OPD_VEC || o->nelems != vec) {
@@ -236,7 +252,7 @@ static void check_memval(checker *c, const ptx_instr *in, const ptx_operand *o, 
         return;
     }
     for (uint32_t i = 0; i < o->nelems; i++)
-        check_value(c, &o->elems[i], t, r, true);
+        check_value(c, &o->elems[i], t, r, relaxed);
 }
 
 static void check_label(checker *c, const ptx_instr *in, const ptx_operand *o)
@@ -274,7 +290,7 @@ static void check_operand(checker *c, const ptx_instr *in, const ptx_operand *o,
         if (t == PTX_TYPE_NONE && code == 'D')
             ERR(c, o->loc, ".wide is not defined for .%s", ptx_type_name((ptx_type)in->types[0]));
         else if (t != PTX_TYPE_NONE)
-            check_value(c, o, t, r, in->op == PTX_OP_CVT);
+            check_value(c, o, t, r, in->op == PTX_OP_CVT || in->op == PTX_OP_CVT_PACK);
         break;
     }
     case 'P': check_pred(c, o, SRC); break;
@@ -309,11 +325,34 @@ static void check_operand(checker *c, const ptx_instr *in, const ptx_operand *o,
 
 /* ---- opcode-specific rules ---- */
 
+/* mov.v2/.v4: element by element between vector operands. */
+static void check_mov_vector(checker *c, const ptx_instr *in, ptx_type t)
+{
+    uint32_t n = in->mod[PTX_CAT_VEC] == PTX_VEC_V2 ? 2 : in->mod[PTX_CAT_VEC] == PTX_VEC_V4 ? 4 : 0;
+    if (!n) {
+        ERR(c, in->loc, "mov takes .v2 or .v4");
+        return;
+    }
+    for (uint32_t k = 0; k < 2; k++) {
+        const ptx_operand *o = &in->opds[k];
+        if (o->kind != PTX_OPD_VEC || o->nelems != n) {
+            ERR(c, o->loc, ".v%u needs a vector operand of %u elements", n, n);
+            continue;
+        }
+        for (uint32_t i = 0; i < n; i++)
+            check_value(c, &o->elems[i], t, k == 0 ? DST : SRC, false);
+    }
+}
+
 static void check_mov(checker *c, const ptx_instr *in)
 {
     ptx_type t = type_for(in, '0');
     const ptx_operand *d = &in->opds[0], *a = &in->opds[1];
     uint32_t size = ptx_type_size(t);
+    if (in->mod[PTX_CAT_VEC]) {
+        check_mov_vector(c, in, t);
+        return;
+    }
     /* mov.b64 d, {a,b} packs; mov.b64 {a,b}, d unpacks: elements split the size. */
     if (d->kind == PTX_OPD_VEC || a->kind == PTX_OPD_VEC) {
         const ptx_operand *v = d->kind == PTX_OPD_VEC ? d : a, *s = v == d ? a : d;
@@ -813,6 +852,60 @@ static void check_shape(checker *c, const ptx_instr *in)
     }
 }
 
+/* A whole vector register (`.reg .v4 .f32 w;` used as `w`) where the ISA
+ * takes a vector operand stands for its components {w.x, w.y, w.z, w.w}. */
+static void expand_vector_reg(checker *c, ptx_operand *o)
+{
+    if (!is_reg(o) || !o->var->vec || o->comp || o->has_offset || o->neg)
+        return;
+    uint32_t n = o->var->vec;
+    ptx_operand *e = arena_alloc(c->m->arena, n * sizeof *e);
+    if (!e) {
+        ERR(c, o->loc, "out of memory while checking");
+        return;
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        e[k] = *o;
+        e[k].comp = (uint8_t)(k + 1);
+    }
+    ptx_loc loc = o->loc;
+    memset(o, 0, sizeof *o);
+    *o = (ptx_operand){.kind = PTX_OPD_VEC, .loc = loc, .label = -1, .elems = e, .nelems = n};
+}
+
+static void expand_vector_regs(checker *c, ptx_instr *in)
+{
+    if (in->op == PTX_OP_MOV) { /* mov.v2 v, w; mov.b64 d, v packs; mov.b64 v, d unpacks */
+        uint32_t size = in->ntypes ? ptx_type_size((ptx_type)in->types[0]) : 0;
+        for (uint32_t i = 0; i < in->nopds && i < 2; i++) {
+            const ptx_operand *o = &in->opds[i];
+            if (in->mod[PTX_CAT_VEC] || (is_reg(o) && o->var->vec * ptx_type_size(o->var->type) == size))
+                expand_vector_reg(c, &in->opds[i]);
+        }
+    } else if ((in->op == PTX_OP_LD || in->op == PTX_OP_LDU) && in->mod[PTX_CAT_VEC] && in->nopds) {
+        expand_vector_reg(c, &in->opds[0]);
+    } else if (in->op == PTX_OP_ST && in->mod[PTX_CAT_VEC] && in->nopds > 1) {
+        expand_vector_reg(c, &in->opds[1]);
+    }
+}
+
+/* cvt.pack.sat.{u16,s16}.s32 d, a, b; cvt.pack.sat.{u8,s8}.s32.b32 d, a, b, c */
+static void check_cvt_pack(checker *c, const ptx_instr *in)
+{
+    ptx_type ct = (ptx_type)in->types[0];
+    bool half = ct == PTX_TYPE_U16 || ct == PTX_TYPE_S16, byte = ct == PTX_TYPE_U8 || ct == PTX_TYPE_S8;
+    if (!(in->flags & PTX_FLAG_BIT(SAT)))
+        ERR(c, in->loc, "cvt.pack needs .sat");
+    if ((!half && !byte) || in->ntypes < 2 || in->types[1] != PTX_TYPE_S32 || in->ntypes != (half ? 2 : 3) ||
+        (byte && in->types[2] != PTX_TYPE_B32))
+        ERR(c, in->loc, "cvt.pack takes .u16/.s16 with .s32, or .u8/.s8 with .s32.b32");
+    else if (in->nopds != (half ? 3u : 4u))
+        ERR(c, in->loc, "cvt.pack.sat.%s takes %u operands", ptx_type_name(ct), half ? 3 : 4);
+    check_value(c, &in->opds[0], PTX_TYPE_B32, DST, true);
+    if (in->nopds == 4)
+        check_value(c, &in->opds[3], PTX_TYPE_B32, SRC, true);
+}
+
 static void check_instr(checker *c, ptx_instr *in)
 {
     uint32_t before = c->errors;
@@ -825,6 +918,7 @@ static void check_instr(checker *c, ptx_instr *in)
         resolve_operand(c, &in->opds[i]);
     if (c->errors != before)
         return; /* one report per instruction for undeclared names */
+    expand_vector_regs(c, in);
     check_shape(c, in);
     check_operand_marks(c, in);
     if (c->errors != before)
@@ -851,6 +945,8 @@ static void check_instr(checker *c, ptx_instr *in)
         check_createpolicy(c, in);
     else if (in->op == PTX_OP_SETMAXNREG)
         check_setmaxnreg(c, in);
+    else if (in->op == PTX_OP_CVT_PACK)
+        check_cvt_pack(c, in);
 }
 
 /* ---- declarations ---- */

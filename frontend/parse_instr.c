@@ -106,6 +106,15 @@ static bool parse_address(parser *p, ptx_operand *o)
     return expect_punct(p, ']', "address");
 }
 
+/* reg + imm, var + imm as a value: ptxas takes them outside vectors and
+ * argument lists (the checker decides for which types). */
+static bool parse_name_offset(parser *p, ptx_operand *o)
+{
+    next_tok(p); /* + */
+    o->has_offset = true;
+    return parse_int_const(p, &o->imm, "operand offset");
+}
+
 /* {a, b, ...} or (a, b, ...) */
 static bool parse_group(parser *p, ptx_operand *o, char close, bool in_call)
 {
@@ -123,8 +132,11 @@ static bool parse_group(parser *p, ptx_operand *o, char close, bool in_call)
                 return false;
             }
             memset(&tmp[n], 0, sizeof tmp[n]);
+            const token *at = peek(p);
             if (!parse_operand(p, &tmp[n++], in_call))
                 return false;
+            if (tmp[n - 1].has_offset) /* reported; the group still parses */
+                perr(p, at, "an operand plus an offset is not allowed inside %s", close == '}' ? "{ }" : "( )");
         } while (accept_punct(p, ','));
     p->depth--;
     if (!expect_punct(p, close, close == '}' ? "vector operand" : "argument list"))
@@ -155,9 +167,11 @@ bool parse_operand(parser *p, ptx_operand *o, bool in_call)
         return parse_group(p, o, '}', in_call);
     if (in_call && is_punct(t, '('))
         return parse_group(p, o, ')', in_call);
-    if (t->kind == T_IDENT) {
+    if (t->kind == T_IDENT && !tok_is(t, T_IDENT, "WARP_SZ")) {
         if (!parse_name_operand(p, o))
             return false;
+        if (is_punct(peek(p), '+') && o->kind == PTX_OPD_NAME && !o->neg && !o->minus)
+            return parse_name_offset(p, o);
         if (is_punct(peek(p), '|') && peek_at(p, 1)->kind == T_IDENT) {
             ptx_operand pair[2] = {*o, {.loc = peek_at(p, 1)->loc, .label = -1}};
             next_tok(p);

@@ -164,6 +164,8 @@ static void put_operand(out *o, const ptx_operand *x)
         put(o, ".%c", "xyzw"[x->comp - 1]);
     if (x->vsel)
         put(o, ".%s", (const char *[]){"", "b0", "b1", "b2", "b3", "h0", "h1"}[x->vsel]);
+    if (x->kind == PTX_OPD_NAME && x->has_offset) /* ptxas takes "+(-1)", not "+-1" */
+        put(o, (int64_t)x->imm < 0 ? "+(%" PRId64 ")" : "+%" PRId64, (int64_t)x->imm);
 }
 
 /* Modifiers of an instruction built without source order. */

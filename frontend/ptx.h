@@ -106,6 +106,7 @@ typedef struct ptx_init {
 /* ---- declarations ---- */
 
 #define PTX_MAX_DIMS 4
+#define PTX_WARP_SZ 32 /* the predefined constant WARP_SZ */
 
 typedef struct ptx_var {
     const char *name;
@@ -153,6 +154,7 @@ typedef struct ptx_operand {
     uint8_t comp;        /* .x .y .z .w = 1..4 */
     uint8_t vsel;        /* scalar video selector: ptx_vsel */
     bool minus;          /* -a: a vmad operand negated */
+    bool has_offset;     /* NAME + imm (a register or variable plus a constant): imm */
     uint16_t sreg;       /* ptx_sreg for PTX_OPD_SREG */
     uint32_t sreg_index; /* %envreg3 -> 3 */
     const char *name;

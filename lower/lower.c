@@ -338,7 +338,7 @@ static void lower_module_var(lw *L, const ptx_var *v)
     uint64_t size = var_size(v);
     if (v->space == PTX_SP_SHARED) {
         if (ptrmap_get(&L->shared_off, v))
-            return; /* laid out up front (layout_function_shared) */
+            return; /* laid out up front (layout_function_vars) */
         uint32_t align = var_align(v) < 16 ? 16 : var_align(v);
         if (v->linkage & PTX_LINK_EXTERN) { /* dynamic shared memory */
             if (align > L->dyn_smem_align)
@@ -528,6 +528,8 @@ static void lower_local_decl(fn *F, const ptx_var *v)
         param_storage(F, v);
     } else if (v->space == PTX_SP_SHARED) {
         lower_module_var(F->L, v);
+    } else if (v->space == PTX_SP_GLOBAL || v->space == PTX_SP_CONST) {
+        return; /* one storage per module, defined up front (layout_function_vars) */
     } else if (v->space != PTX_SP_REG) {
         lw_error(F->L, v->loc, "function-scope .%s variables are not supported",
                  ptx_space_name(v->space));
@@ -751,18 +753,22 @@ static bool wanted(const lw *L, const ptrmap *need, const ptx_func *f)
     return (!L->opts.kernel && !L->opts.variables_only) || ptrmap_get(need, f);
 }
 
-/* Function-scope .shared variables are laid out before any body, in module
- * order, whichever functions are lowered: a kernel lowered alone sees the
- * shared window (and dynamic shared offset) of the module's metadata. */
-static void layout_function_shared(lw *L)
+/* Function-scope .shared, .global and .const variables are laid out before
+ * any body, in module order, whichever functions are lowered: a kernel
+ * lowered alone sees the shared window (and dynamic shared offset) of the
+ * module's metadata, and the one storage of each .global/.const (a static:
+ * every kernel and .func copy that uses it shares it). */
+static void layout_function_vars(lw *L)
 {
     for (uint32_t i = 0; i < L->m->nitems; i++) {
         const ptx_func *f = L->m->items[i].func;
         if (L->m->items[i].kind != PTX_ITEM_FUNC || !f->has_body)
             continue;
-        for (uint32_t k = 0; k < f->nbody; k++)
-            if (f->body[k].kind == PTX_STMT_VAR && f->body[k].var->space == PTX_SP_SHARED)
+        for (uint32_t k = 0; k < f->nbody; k++) {
+            ptx_space sp = f->body[k].kind == PTX_STMT_VAR ? f->body[k].var->space : PTX_SP_NONE;
+            if (sp == PTX_SP_SHARED || sp == PTX_SP_GLOBAL || sp == PTX_SP_CONST)
                 lower_module_var(L, f->body[k].var);
+        }
     }
 }
 
@@ -818,7 +824,7 @@ uint32_t lower_module(const ptx_module *m, LLVMContextRef ctx, LLVMTargetMachine
             declare_function(&L, it->func);
         }
     }
-    layout_function_shared(&L);
+    layout_function_vars(&L);
     out->kernels = calloc(nkernels ? nkernels : 1, sizeof *out->kernels);
     for (uint32_t i = 0; i < m->nitems && !L.errors; i++) {
         const ptx_func *f = m->items[i].func;
