@@ -3,22 +3,9 @@
  * module), reports duplicates and undeclared names, and checks operands
  * against the opcode table's shapes and the ISA's type-compatibility rules. */
 #include "arena.h"
-#include "ptx.h"
-#include "symtab.h"
+#include "check_internal.h"
 
 #include <string.h>
-
-typedef struct checker {
-    ptx_module *m;
-    ptx_diags *diags;
-    uint32_t errors;
-    symtab globals;      /* module variables and functions */
-    symtab locals;       /* params, body variables (scoped) */
-    symtab labels;       /* labels, prototypes, branch/call target tables */
-    const ptx_func *func;
-} checker;
-
-#define ERR(c, loc, ...) ((c)->errors++, ptx_diag_add((c)->diags, (loc), __VA_ARGS__))
 
 /* ---- name resolution ---- */
 
@@ -76,7 +63,7 @@ static void resolve_operand(checker *c, ptx_operand *o)
 
 /* ---- type rules ---- */
 
-static bool is_reg(const ptx_operand *o)
+bool check_is_reg(const ptx_operand *o)
 {
     return o->kind == PTX_OPD_NAME && o->var && o->var->space == PTX_SP_REG;
 }
@@ -137,10 +124,9 @@ static void check_vector_comp(checker *c, const ptx_operand *o)
         ERR(c, o->loc, "component out of range for .v%u register '%s'", o->var->vec, o->name);
 }
 
-typedef enum role { SRC, DST } role;
 
 /* A value operand of type `want`. */
-static void check_value(checker *c, const ptx_operand *o, ptx_type want, role r, bool relaxed)
+void check_value(checker *c, const ptx_operand *o, ptx_type want, role r, bool relaxed)
 {
     char cls = ptx_type_class(want);
     switch (o->kind) {
@@ -168,7 +154,7 @@ static void check_value(checker *c, const ptx_operand *o, ptx_type want, role r,
     case PTX_OPD_NAME:
         if (!o->var && !o->func && o->label < 0)
             return; /* undeclared: already reported */
-        if (!is_reg(o)) {
+        if (!check_is_reg(o)) {
             ERR(c, o->loc, "'%s' is not a register", o->name);
             return;
         }
@@ -195,7 +181,7 @@ static void check_value(checker *c, const ptx_operand *o, ptx_type want, role r,
             ptx_type_name(have), ptx_type_name(want));
 }
 
-static void check_pred(checker *c, const ptx_operand *o, role r)
+void check_pred(checker *c, const ptx_operand *o, role r)
 {
     if (o->neg && r == DST)
         ERR(c, o->loc, "a destination cannot be negated");
@@ -207,7 +193,7 @@ static void check_int(checker *c, const ptx_operand *o, uint32_t size)
     if (o->kind == PTX_OPD_IMM)
         return;
     check_value(c, o, size == 8 ? PTX_TYPE_B64 : PTX_TYPE_B32, SRC, false);
-    if (is_reg(o) && ptx_type_class(o->var->type) == 'F')
+    if (check_is_reg(o) && ptx_type_class(o->var->type) == 'F')
         ERR(c, o->loc, "'%s' is a floating-point register; an integer is expected", o->name);
 }
 
@@ -856,7 +842,7 @@ static void check_shape(checker *c, const ptx_instr *in)
  * takes a vector operand stands for its components {w.x, w.y, w.z, w.w}. */
 static void expand_vector_reg(checker *c, ptx_operand *o)
 {
-    if (!is_reg(o) || !o->var->vec || o->comp || o->has_offset || o->neg)
+    if (!check_is_reg(o) || !o->var->vec || o->comp || o->has_offset || o->neg)
         return;
     uint32_t n = o->var->vec;
     ptx_operand *e = arena_alloc(c->m->arena, n * sizeof *e);
@@ -879,7 +865,7 @@ static void expand_vector_regs(checker *c, ptx_instr *in)
         uint32_t size = in->ntypes ? ptx_type_size((ptx_type)in->types[0]) : 0;
         for (uint32_t i = 0; i < in->nopds && i < 2; i++) {
             const ptx_operand *o = &in->opds[i];
-            if (in->mod[PTX_CAT_VEC] || (is_reg(o) && o->var->vec * ptx_type_size(o->var->type) == size))
+            if (in->mod[PTX_CAT_VEC] || (check_is_reg(o) && o->var->vec * ptx_type_size(o->var->type) == size))
                 expand_vector_reg(c, &in->opds[i]);
         }
     } else if ((in->op == PTX_OP_LD || in->op == PTX_OP_LDU) && in->mod[PTX_CAT_VEC] && in->nopds) {
@@ -947,6 +933,8 @@ static void check_instr(checker *c, ptx_instr *in)
         check_setmaxnreg(c, in);
     else if (in->op == PTX_OP_CVT_PACK)
         check_cvt_pack(c, in);
+    else
+        check_texture(c, in);
 }
 
 /* ---- declarations ---- */

@@ -73,6 +73,34 @@ static bool parse_name_operand(parser *p, ptx_operand *o)
     return o->comp || parse_video_sel(p, o);
 }
 
+/* The rest of [tex, {c}] or [tex, sampler, {c}] after the first name:
+ * texture, sampler or surface handles, then the coordinate vector. */
+static bool parse_tex_address(parser *p, ptx_operand *o)
+{
+    ptx_operand tmp[3] = {o->elems[0]};
+    uint32_t n = 1;
+    if (o->imm) {
+        perr(p, peek(p), "a texture or surface operand takes no offset");
+        return false;
+    }
+    while (accept_punct(p, ',')) {
+        if (n == 3) {
+            perr(p, peek(p), "too many texture address operands (at most [tex, sampler, {coords}])");
+            return false;
+        }
+        memset(&tmp[n], 0, sizeof tmp[n]);
+        if (!parse_operand(p, &tmp[n++], false))
+            return false;
+    }
+    if (tmp[n - 1].kind != PTX_OPD_VEC) {
+        perr(p, peek(p), "a texture or surface address ends with a coordinate vector {..}");
+        return false;
+    }
+    o->kind = PTX_OPD_TEXADDR;
+    o->nelems = n;
+    return (o->elems = new_elems(p, tmp, n)) != NULL && expect_punct(p, ']', "address");
+}
+
 /* [base], [base+off], [base+-off], [off] */
 static bool parse_address(parser *p, ptx_operand *o)
 {
@@ -99,10 +127,8 @@ static bool parse_address(parser *p, ptx_operand *o)
     } else if (!parse_int_const(p, &o->imm, "address")) {
         return false;
     }
-    if (is_punct(peek(p), ',')) {
-        perr(p, peek(p), "texture and surface address forms are not supported");
-        return false;
-    }
+    if (is_punct(peek(p), ','))
+        return parse_tex_address(p, o);
     return expect_punct(p, ']', "address");
 }
 

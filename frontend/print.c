@@ -146,6 +146,12 @@ static void put_operand(out *o, const ptx_operand *x)
         }
         put(o, "]");
         break;
+    case PTX_OPD_TEXADDR:
+        put(o, "[");
+        for (uint32_t i = 0; i < x->nelems; i++)
+            put_operand(o, &x->elems[i]), put(o, i + 1 < x->nelems ? ", " : "");
+        put(o, "]");
+        break;
     case PTX_OPD_VEC:
     case PTX_OPD_LIST:
         put(o, x->kind == PTX_OPD_VEC ? "{" : "(");

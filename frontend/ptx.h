@@ -48,7 +48,10 @@ typedef enum ptx_modcat {
     PTX_CAT_RED, PTX_CAT_MODE, PTX_CAT_WIDTH, PTX_CAT_SEM, PTX_CAT_SCOPE,
     PTX_CAT_CACHE, PTX_CAT_L1, PTX_CAT_L2, PTX_CAT_PREFSZ, PTX_CAT_LEVEL,
     PTX_CAT_VEC, PTX_CAT_SHAPE, PTX_CAT_LAYOUT, PTX_CAT_LAYOUT2, PTX_CAT_NUM,
-    PTX_CAT_FRAG, PTX_CAT_COMPLETION, PTX_CAT_L2B, PTX_CAT_SCALE, PTX_CAT_FLAG, PTX_CAT_COUNT
+    PTX_CAT_FRAG, PTX_CAT_COMPLETION, PTX_CAT_L2B, PTX_CAT_SCALE,
+    /* textures and surfaces */
+    PTX_CAT_GEOM, PTX_CAT_TEXMODE, PTX_CAT_COMP, PTX_CAT_QUERY, PTX_CAT_SUCLAMP, PTX_CAT_SUFMT,
+    PTX_CAT_FLAG, PTX_CAT_COUNT
 } ptx_modcat;
 
 /* Modifier values: PTX_<CATEGORY>_<VALUE>, unique across categories (the
@@ -140,6 +143,7 @@ typedef enum ptx_opd_kind {
     PTX_OPD_LIST,  /* (a, b, ...) in call */
     PTX_OPD_PAIR,  /* d|p: elems[0], elems[1] */
     PTX_OPD_SINK,  /* _ */
+    PTX_OPD_TEXADDR, /* [tex, {coords}] or [tex, sampler, {coords}]: elems, the last a vector */
 } ptx_opd_kind;
 
 /* Byte and half-word selectors of scalar video operands (%r.b0 .. %r.h1). */

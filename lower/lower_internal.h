@@ -96,6 +96,7 @@ typedef struct fn {
     uint32_t nwaits;
     uint64_t *live_in;           /* resumable: registers live into each block (lower_live.c) */
     uint32_t live_words;         /* 64-bit words per block in live_in */
+    LLVMValueRef tex_buf;        /* staging buffer of the texture calls (lower_tex.c), lazily */
 } fn;
 
 /* lower.c */
@@ -188,6 +189,8 @@ bool int_predicate(uint8_t cmp, bool sign, LLVMIntPredicate *p);
 LLVMValueRef lower_int_sat(fn *F, LLVMValueRef a, ptx_type st, ptx_type dt); /* cvt.sat int -> int */
 /* Part k of width w bits of the i32 vector x, sign- or zero-extended. */
 LLVMValueRef int_part(fn *F, LLVMValueRef x, unsigned k, unsigned w, bool sign);
+/* lower_tex.c: texture and surface instructions */
+bool lower_tex(fn *F, const ptx_instr *in, LLVMValueRef mask);
 /* lower_video.c: scalar video instructions */
 bool lower_video(fn *F, const ptx_instr *in, LLVMValueRef mask);
 
