@@ -170,9 +170,11 @@ CUresult cuMipmappedArrayCreate(CUmipmappedArray *out, const CUDA_ARRAY3D_DESCRI
     m->levels = imgs, m->level_arrays = arrs, m->desc = *d;
     CUDA_ARRAY3D_DESCRIPTOR ld = *d;
     bool layered = d->Flags & (CUDA_ARRAY3D_LAYERED | CUDA_ARRAY3D_CUBEMAP);
+    bool one = false; /* the previous level was a single texel: no level follows it */
     for (unsigned i = 0; i < levels && !r; i++) {
-        if (i && ld.Width == 1 && (!ld.Height || ld.Height == 1) && (layered || !ld.Depth || ld.Depth == 1))
-            r = CUDA_ERROR_INVALID_VALUE; /* more levels than the size allows */
+        if (one)
+            r = CUDA_ERROR_INVALID_VALUE;
+        one = ld.Width == 1 && ld.Height <= 1 && (layered || ld.Depth <= 1);
         if (!r && !(r = layout(&ld, &imgs[i])) && !(r = alloc_data(&imgs[i]))) {
             arrs[i] = (struct CUarray_st){imgs[i], ld, m};
             m->nlevels = i + 1;
@@ -242,15 +244,32 @@ CUresult cu_array_region(CUarray a, size_t x, size_t y, size_t z, size_t w, size
     return CUDA_SUCCESS;
 }
 
-/* A 1D copy to or from an array is a 2D copy of one row (rows when it
- * spans them, as CUDA's linear view of an array's first rows). */
+/* A 1D copy to or from an array: its storage is contiguous (rows are not
+ * padded), so the bytes from `off` are host memory of the array's size. */
+static CUresult linear_side(CUarray a, size_t off, size_t n, CUmemorytype *t, const void **host)
+{
+    if (!a)
+        return CUDA_SUCCESS;
+    if (!cu_array_valid(a))
+        return CUDA_ERROR_INVALID_VALUE;
+    size_t total = a->img.layer_bytes * a->img.layers;
+    if (off > total || n > total - off)
+        return CUDA_ERROR_INVALID_VALUE;
+    *t = CU_MEMORYTYPE_HOST;
+    *host = a->img.data + off;
+    return CUDA_SUCCESS;
+}
+
 static CUresult copy_1d(CUmemorytype dt, void *dhost, CUdeviceptr ddev, CUarray darr, size_t doff,
                         CUmemorytype st, const void *shost, CUdeviceptr sdev, CUarray sarr, size_t soff, size_t n,
                         CUstream s, bool async)
 {
-    CUDA_MEMCPY2D c = {.srcXInBytes = soff, .srcMemoryType = st, .srcHost = shost, .srcDevice = sdev,
-                       .srcArray = sarr, .dstXInBytes = doff, .dstMemoryType = dt, .dstHost = dhost,
-                       .dstDevice = ddev, .dstArray = darr, .WidthInBytes = n, .Height = 1};
+    const void *dh = dhost;
+    CUresult r = linear_side(darr, doff, n, &dt, &dh);
+    if (r || (r = linear_side(sarr, soff, n, &st, &shost)))
+        return cu_init_or(r);
+    CUDA_MEMCPY2D c = {.srcMemoryType = st, .srcHost = shost, .srcDevice = sdev, .dstMemoryType = dt,
+                       .dstHost = (void *)(uintptr_t)dh, .dstDevice = ddev, .WidthInBytes = n, .Height = 1};
     return async ? cuMemcpy2DAsync_v2(&c, s) : cuMemcpy2D_v2(&c);
 }
 

@@ -289,12 +289,325 @@ static void test_weight_precision(void **state)
     CU_OK(cuArrayDestroy(a));
 }
 
+
+/* ---- geometries: each texel holds its own coordinates ---- */
+
+static CUarray array3d(size_t w, size_t h, size_t d, unsigned flags, float (*value)(size_t, size_t, size_t, int))
+{
+    CUDA_ARRAY3D_DESCRIPTOR desc = {w, h, d, CU_AD_FORMAT_FLOAT, 4, flags};
+    CUarray a;
+    CU_OK(cuArray3DCreate(&a, &desc));
+    size_t hh = h ? h : 1, dd = d ? d : 1, n = w * hh * dd * 4;
+    float *buf = malloc(n * sizeof *buf);
+    for (size_t z = 0; z < dd; z++)
+        for (size_t y = 0; y < hh; y++)
+            for (size_t x = 0; x < w; x++)
+                for (int c = 0; c < 4; c++)
+                    buf[((z * hh + y) * w + x) * 4 + c] = value(x, y, z, c);
+    CUDA_MEMCPY3D c = {.srcMemoryType = CU_MEMORYTYPE_HOST, .srcHost = buf, .srcPitch = w * 16, .srcHeight = hh,
+                       .dstMemoryType = CU_MEMORYTYPE_ARRAY, .dstArray = a, .WidthInBytes = w * 16, .Height = hh,
+                       .Depth = dd};
+    CU_OK(cuMemcpy3D(&c));
+    free(buf);
+    return a;
+}
+
+static float coords_value(size_t x, size_t y, size_t z, int c) { return c == 0 ? (float)x : c == 1 ? (float)y : c == 2 ? (float)z : 7.0f; }
+
+/* The cube face of a direction and its (s, t) in [0, 1], from the
+ * programming guide's cubemap table. */
+static int ref_face(float x, float y, float z, float *s, float *t)
+{
+    float ax = fabsf(x), ay = fabsf(y), az = fabsf(z);
+    if (ax >= ay && ax >= az) {
+        *s = (x >= 0 ? -z : z) / ax, *t = -y / ax;
+        return x >= 0 ? 0 : 1;
+    }
+    if (ay >= az) {
+        *s = x / ay, *t = (y >= 0 ? z : -z) / ay;
+        return y >= 0 ? 2 : 3;
+    }
+    *s = (z >= 0 ? x : -x) / az, *t = -y / az;
+    return z >= 0 ? 4 : 5;
+}
+
+static long clampl(long v, long n) { return v < 0 ? 0 : v >= n ? n - 1 : v; }
+
+static void test_geometries(void **state)
+{
+    (void)state;
+    enum { N = 70, W = 6 };
+    CUarray a1 = array3d(W, 0, 0, 0, coords_value), a2 = array3d(4, 4, 0, 0, coords_value);
+    CUarray a3 = array3d(3, 4, 5, 0, coords_value);
+    CUarray al = array3d(4, 3, 3, CUDA_ARRAY3D_LAYERED, coords_value);
+    CUarray ac = array3d(4, 4, 6, CUDA_ARRAY3D_CUBEMAP, coords_value);
+    CUtexObject t1 = texobj(a1, CU_TR_ADDRESS_MODE_CLAMP, CU_TR_FILTER_MODE_POINT, 0);
+    CUtexObject t2 = texobj(a2, CU_TR_ADDRESS_MODE_WRAP, CU_TR_FILTER_MODE_POINT, CU_TRSF_NORMALIZED_COORDINATES);
+    CUtexObject t3 = texobj(a3, CU_TR_ADDRESS_MODE_CLAMP, CU_TR_FILTER_MODE_POINT, 0);
+    CUtexObject tl = texobj(al, CU_TR_ADDRESS_MODE_CLAMP, CU_TR_FILTER_MODE_POINT, 0);
+    CUtexObject tc = texobj(ac, CU_TR_ADDRESS_MODE_CLAMP, CU_TR_FILTER_MODE_POINT, CU_TRSF_NORMALIZED_COORDINATES);
+    /* linear memory: 10 float4, zeros outside */
+    float lin[40];
+    for (int k = 0; k < 40; k++)
+        lin[k] = (float)(k / 4) + 0.5f * (float)(k % 4);
+    CUdeviceptr dl = dalloc(sizeof lin);
+    CU_OK(cuMemcpyHtoD(dl, lin, sizeof lin));
+    CUDA_RESOURCE_DESC rl = {.resType = CU_RESOURCE_TYPE_LINEAR};
+    rl.res.linear.devPtr = dl, rl.res.linear.format = CU_AD_FORMAT_FLOAT, rl.res.linear.numChannels = 4;
+    rl.res.linear.sizeInBytes = sizeof lin;
+    CUDA_TEXTURE_DESC td = {.filterMode = CU_TR_FILTER_MODE_POINT};
+    CUtexObject tlin;
+    CU_OK(cuTexObjectCreate(&tlin, &rl, &td, NULL));
+    /* mipmapped 16x16, 5 levels; level L holds 10 L everywhere */
+    CUDA_ARRAY3D_DESCRIPTOR md = {16, 16, 0, CU_AD_FORMAT_FLOAT, 4, 0};
+    CUmipmappedArray mm;
+    CU_OK(cuMipmappedArrayCreate(&mm, &md, 5));
+    for (unsigned l = 0; l < 5; l++) {
+        CUarray lv;
+        CU_OK(cuMipmappedArrayGetLevel(&lv, mm, l));
+        size_t sz = 16u >> l;
+        float *buf = malloc(sz * sz * 16);
+        for (size_t k = 0; k < sz * sz * 4; k++)
+            buf[k] = 10.0f * (float)l;
+        CUDA_MEMCPY2D c = {.srcMemoryType = CU_MEMORYTYPE_HOST, .srcHost = buf, .srcPitch = sz * 16,
+                           .dstMemoryType = CU_MEMORYTYPE_ARRAY, .dstArray = lv, .WidthInBytes = sz * 16, .Height = sz};
+        CU_OK(cuMemcpy2D(&c));
+        free(buf);
+    }
+    CUDA_RESOURCE_DESC rm = {.resType = CU_RESOURCE_TYPE_MIPMAPPED_ARRAY};
+    rm.res.mipmap.hMipmappedArray = mm;
+    CUDA_TEXTURE_DESC tdm = {.filterMode = CU_TR_FILTER_MODE_POINT, .mipmapFilterMode = CU_TR_FILTER_MODE_POINT,
+                             .flags = CU_TRSF_NORMALIZED_COORDINATES, .maxMipmapLevelClamp = 4};
+    CUtexObject tm;
+    CU_OK(cuTexObjectCreate(&tm, &rm, &tdm, NULL));
+
+    float c[4 * N];
+    for (int k = 0; k < N; k++) {
+        c[4 * k] = -1.3f + 9.0f * (float)((k * 17) % N) / N; /* texel space for 1D/3D/layered */
+        c[4 * k + 1] = -1.1f + 6.0f * (float)((k * 23) % N) / N;
+        c[4 * k + 2] = -1.2f + 7.0f * (float)((k * 31) % N) / N;
+        c[4 * k + 3] = (float)(k % 12) - 1.0f; /* layer, fetch index, lod (-1 .. 10) */
+    }
+    CUdeviceptr dc = dalloc(sizeof c), dout = dalloc(8 * 16 * N);
+    CU_OK(cuMemcpyHtoD(dc, c, sizeof c));
+    for (int m = 0; m < 3; m++) {
+        int n = N;
+        void *args[] = {&t1, &t2, &t3, &tl, &tc, &tlin, &tm, &dc, &dout, &n};
+        CU_OK(cuLaunchKernel(fn(m, "tex_kinds"), 1, 1, 1, 96, 1, 1, 0, NULL, args, NULL));
+        float out[8 * 4 * N];
+        CU_OK(cuMemcpyDtoH(out, dout, sizeof out));
+        for (int k = 0; k < N; k++) {
+            const float *p = &c[4 * k], *o = &out[32 * k];
+            float s, t;
+            long fx = (long)floorf(p[0]), fy = (long)floorf(p[1]), fz = (long)floorf(p[2]);
+            int face = ref_face(p[0], p[1], p[2], &s, &t);
+            long layer = clampl((long)p[3], 3), fetch = (long)p[3];
+            float lod = p[3] < 0 ? 0 : p[3] > 4 ? 4 : p[3];
+            float grad_lod = log2f(fabsf(p[2]) * 16.0f);
+            grad_lod = !(grad_lod > 0) ? 0 : grad_lod > 4 ? 4 : grad_lod;
+            /* tex2Dgather on the wrapped, normalized 4x4 t2: component 1 (y) of
+             * (i0, j1), (i1, j1), (i1, j0), (i0, j0) */
+            float gx = (p[0] - floorf(p[0])) * 4 - 0.5f, gy = (p[1] - floorf(p[1])) * 4 - 0.5f;
+            long j0 = ((long)floorf(gy) % 4 + 4) % 4, j1 = (j0 + 1) % 4;
+            float want[8][4] = {
+                {(float)clampl(fx, W), 0, 0, 7},
+                {(float)clampl(fx, 3), (float)clampl(fy, 4), (float)clampl(fz, 5), 7},
+                {(float)clampl(fx, 4), (float)clampl(fy, 3), (float)layer, 7},
+                {(float)clampl((long)floorf((s + 1) * 0.5f * 4), 4), (float)clampl((long)floorf((t + 1) * 0.5f * 4), 4),
+                 (float)face, 7},
+                {fetch >= 0 && fetch < 10 ? (float)fetch : 0, fetch >= 0 && fetch < 10 ? fetch + 0.5f : 0,
+                 fetch >= 0 && fetch < 10 ? fetch + 1.0f : 0, fetch >= 0 && fetch < 10 ? fetch + 1.5f : 0},
+                {10 * floorf(lod + 0.5f), 10 * floorf(lod + 0.5f), 10 * floorf(lod + 0.5f), 10 * floorf(lod + 0.5f)},
+                {10 * floorf(grad_lod + 0.5f), 10 * floorf(grad_lod + 0.5f), 10 * floorf(grad_lod + 0.5f),
+                 10 * floorf(grad_lod + 0.5f)},
+                {(float)j1, (float)j1, (float)j0, (float)j0},
+            };
+            (void)gx;
+            for (int r = 0; r < 8; r++)
+                for (int ch = 0; ch < 4; ch++)
+                    if (o[4 * r + ch] != want[r][ch])
+                        fail_msg("%s: thread %d result %d channel %d at (%g, %g, %g, %g): %g, want %g", files[m], k, r,
+                                 ch, p[0], p[1], p[2], p[3], o[4 * r + ch], want[r][ch]);
+        }
+    }
+    CUtexObject all[] = {t1, t2, t3, tl, tc, tlin, tm};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        CU_OK(cuTexObjectDestroy(all[i]));
+    CUarray arrs[] = {a1, a2, a3, al, ac};
+    for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++)
+        CU_OK(cuArrayDestroy(arrs[i]));
+    CU_OK(cuMipmappedArrayDestroy(mm));
+    CU_OK(cuMemFree(dc));
+    CU_OK(cuMemFree(dout));
+    CU_OK(cuMemFree(dl));
+}
+
+/* ---- surfaces ---- */
+
+static void test_surfaces(void **state)
+{
+    (void)state;
+    enum { W = 37, H = 3 };
+    unsigned char src[W * H * 4], dst[W * H * 4];
+    for (int k = 0; k < W * H * 4; k++)
+        src[k] = (unsigned char)(k * 7 + 1);
+    CUarray as = array2d(CU_AD_FORMAT_UNSIGNED_INT8, 4, W, H, CUDA_ARRAY3D_SURFACE_LDST, src, 4);
+    CUarray ad = array2d(CU_AD_FORMAT_UNSIGNED_INT8, 4, W, H, CUDA_ARRAY3D_SURFACE_LDST, src, 4);
+    CUDA_RESOURCE_DESC r = {.resType = CU_RESOURCE_TYPE_ARRAY};
+    CUsurfObject ss, sd;
+    r.res.array.hArray = as;
+    CU_OK(cuSurfObjectCreate(&ss, &r));
+    r.res.array.hArray = ad;
+    CU_OK(cuSurfObjectCreate(&sd, &r));
+    CUdeviceptr dz = dalloc(W * H * 4);
+    CU_OK(cuMemsetD32(dz, 0x7f7f7f7f, W * H));
+    for (int m = 0; m < 3; m++) {
+        int w = W, h = H;
+        void *args[] = {&ss, &sd, &dz, &w, &h};
+        CU_OK(cuLaunchKernel(fn(m, "surf_swap"), 1, 1, 1, 16, 4, 1, 0, NULL, args, NULL));
+        CU_OK(cuLaunchKernel(fn(m, "surf_swap"), 2, 1, 1, 32, 4, 1, 0, NULL, args, NULL));
+        CU_OK(cuCtxSynchronize());
+        CU_OK(cuMemcpyAtoH(dst, ad, 0, sizeof dst));
+        float zero[W * H];
+        CU_OK(cuMemcpyDtoH(zero, dz, sizeof zero));
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++) {
+                const unsigned char *s = &src[(y * W + x) * 4], *d = &dst[(y * W + x) * 4];
+                if (x == W - 1) { /* the clamped float store came last */
+                    float f = (float)(x + y), g;
+                    memcpy(&g, d, 4);
+                    if (g != f)
+                        fail_msg("%s: clamped store at row %d: %g, want %g", files[m], y, g, f);
+                } else if (d[0] != s[3] || d[1] != s[2] || d[2] != s[1] || d[3] != s[0]) {
+                    fail_msg("%s: surface texel (%d, %d) not swapped", files[m], x, y);
+                }
+                if (zero[y * W + x] != 0)
+                    fail_msg("%s: cudaBoundaryModeZero read %g at (%d, %d)", files[m], zero[y * W + x], x, y);
+            }
+    }
+    /* a surface needs an array made for surface loads and stores */
+    CUarray plain = array2d(CU_AD_FORMAT_FLOAT, 1, 4, 4, 0, src, 4);
+    r.res.array.hArray = plain;
+    CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuSurfObjectCreate(&ss, &r));
+    CU_OK(cuSurfObjectDestroy(sd));
+    CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuSurfObjectDestroy(sd));
+    CU_OK(cuArrayDestroy(plain));
+    CU_OK(cuArrayDestroy(as));
+    CU_OK(cuArrayDestroy(ad));
+    CU_OK(cuMemFree(dz));
+}
+
+/* ---- simpleTexture: rotate an image through a 2D texture ---- */
+
+static void test_rotate(void **state)
+{
+    (void)state;
+    enum { W = 64, H = 48 };
+    const float theta = 0.5f;
+    float img[W * H], out[W * H];
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++)
+            img[y * W + x] = (float)((x * 7 + y * 13) % 32) / 31.0f; /* a [0, 1] test pattern */
+    CUarray a = array2d(CU_AD_FORMAT_FLOAT, 1, W, H, 0, img, 4);
+    CUtexObject t = texobj(a, CU_TR_ADDRESS_MODE_WRAP, CU_TR_FILTER_MODE_LINEAR, CU_TRSF_NORMALIZED_COORDINATES);
+    CUdeviceptr d = dalloc(sizeof out);
+    for (int m = 0; m < 3; m++) {
+        int w = W, h = H;
+        float th = theta;
+        void *args[] = {&d, &w, &h, &th, &t};
+        CU_OK(cuLaunchKernel(fn(m, "rotate_tex"), W / 8, H / 8, 1, 8, 8, 1, 0, NULL, args, NULL));
+        CU_OK(cuMemcpyDtoH(out, d, sizeof out));
+        /* the sample's check: every pixel within MAX_EPSILON_ERROR = 5e-3 */
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++) {
+                float u = (float)x - (float)W / 2, v = (float)y - (float)H / 2;
+                float tu = (u * cosf(theta) - v * sinf(theta)) / (float)W, tv = (v * cosf(theta) + u * sinf(theta)) / (float)H;
+                float want = ref_tex2d(img, W, H, tu + 0.5f, tv + 0.5f, CU_TR_ADDRESS_MODE_WRAP, true, true);
+                if (fabsf(out[y * W + x] - want) > 5e-3f)
+                    fail_msg("%s: pixel (%d, %d): %g, want %g", files[m], x, y, out[y * W + x], want);
+            }
+    }
+    CU_OK(cuTexObjectDestroy(t));
+    CU_OK(cuArrayDestroy(a));
+    CU_OK(cuMemFree(d));
+}
+
+/* ---- copies and errors ---- */
+
+static void test_copies(void **state)
+{
+    (void)state;
+    enum { W = 5, H = 4, D = 3, T = 4 }; /* u16 x 2 texels */
+    uint16_t in[W * H * D * 2], back[W * H * D * 2];
+    for (int k = 0; k < W * H * D * 2; k++)
+        in[k] = (uint16_t)(k * 3 + 1);
+    CUDA_ARRAY3D_DESCRIPTOR d = {W, H, D, CU_AD_FORMAT_UNSIGNED_INT16, 2, 0};
+    CUarray a, b;
+    CU_OK(cuArray3DCreate(&a, &d));
+    CU_OK(cuArray3DCreate(&b, &d));
+    CUDA_ARRAY3D_DESCRIPTOR got;
+    CU_OK(cuArray3DGetDescriptor(&got, a));
+    assert_true(got.Width == W && got.Height == H && got.Depth == D && got.NumChannels == 2);
+    CUDA_ARRAY_DESCRIPTOR d2;
+    CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuArrayGetDescriptor(&d2, a)); /* 3D */
+    CUDA_MEMCPY3D c = {.srcMemoryType = CU_MEMORYTYPE_HOST, .srcHost = in, .srcPitch = W * T, .srcHeight = H,
+                       .dstMemoryType = CU_MEMORYTYPE_ARRAY, .dstArray = a, .WidthInBytes = W * T, .Height = H, .Depth = D};
+    CU_OK(cuMemcpy3D(&c));
+    /* array to array, then a sub-box of it to device memory and back */
+    CUDA_MEMCPY3D aa = {.srcMemoryType = CU_MEMORYTYPE_ARRAY, .srcArray = a, .dstMemoryType = CU_MEMORYTYPE_ARRAY,
+                        .dstArray = b, .WidthInBytes = W * T, .Height = H, .Depth = D};
+    CU_OK(cuMemcpy3D(&aa));
+    CUdeviceptr dev = dalloc(sizeof in);
+    CUDA_MEMCPY3D ad = {.srcXInBytes = T, .srcY = 1, .srcZ = 1, .srcMemoryType = CU_MEMORYTYPE_ARRAY, .srcArray = b,
+                        .dstMemoryType = CU_MEMORYTYPE_DEVICE, .dstDevice = dev, .dstPitch = 3 * T, .dstHeight = 2,
+                        .WidthInBytes = 3 * T, .Height = 2, .Depth = 2};
+    CU_OK(cuMemcpy3D(&ad));
+    CU_OK(cuMemcpyDtoH(back, dev, 3 * T * 2 * 2));
+    for (int z = 0; z < 2; z++)
+        for (int y = 0; y < 2; y++)
+            for (int x = 0; x < 6; x++)
+                assert_int_equal(back[(z * 2 + y) * 6 + x], in[((z + 1) * H + y + 1) * W * 2 + 2 + x]);
+    /* 1D copies address the array's rows from the start */
+    CU_OK(cuMemcpyAtoH(back, a, 0, sizeof in));
+    assert_memory_equal(back, in, sizeof in);
+    uint16_t two[2] = {0xabcd, 0x1234};
+    CU_OK(cuMemcpyHtoA(a, 2 * T, two, sizeof two));
+    CU_OK(cuMemcpyAtoA(b, 0, a, 2 * T, sizeof two));
+    CU_OK(cuMemcpyAtoD(dev, b, 0, sizeof two));
+    CU_OK(cuMemcpyDtoH(back, dev, sizeof two));
+    assert_memory_equal(back, two, sizeof two);
+    /* out of the array, a bad handle, bad descriptors */
+    CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuMemcpyHtoA(a, W * T * H * D - 2, two, sizeof two));
+    c.dstY = 1;
+    CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuMemcpy3D(&c));
+    CUDA_ARRAY3D_DESCRIPTOR bad = {0, 4, 0, CU_AD_FORMAT_FLOAT, 1, 0};
+    CUarray x;
+    CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuArray3DCreate(&x, &bad));
+    bad = (CUDA_ARRAY3D_DESCRIPTOR){4, 4, 0, CU_AD_FORMAT_FLOAT, 3, 0};
+    CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuArray3DCreate(&x, &bad));
+    bad = (CUDA_ARRAY3D_DESCRIPTOR){4, 4, 5, CU_AD_FORMAT_FLOAT, 1, CUDA_ARRAY3D_CUBEMAP};
+    CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuArray3DCreate(&x, &bad));
+    CUDA_RESOURCE_DESC r = {.resType = CU_RESOURCE_TYPE_ARRAY};
+    r.res.array.hArray = (CUarray)(uintptr_t)0x1234;
+    CUDA_TEXTURE_DESC td = {.filterMode = CU_TR_FILTER_MODE_POINT};
+    CUtexObject t;
+    CU_EXPECT(CUDA_ERROR_INVALID_HANDLE, cuTexObjectCreate(&t, &r, &td, NULL));
+    CU_OK(cuArrayDestroy(a));
+    CU_OK(cuArrayDestroy(b));
+    CU_EXPECT(CUDA_ERROR_INVALID_HANDLE, cuArrayDestroy(a));
+    CU_OK(cuMemFree(dev));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_formats),
         cmocka_unit_test(test_address_filter),
         cmocka_unit_test(test_weight_precision),
+        cmocka_unit_test(test_geometries),
+        cmocka_unit_test(test_surfaces),
+        cmocka_unit_test(test_rotate),
+        cmocka_unit_test(test_copies),
     };
     return cmocka_run_group_tests_name("cu_texture", tests, setup, NULL);
 }
