@@ -1195,6 +1195,40 @@ CUresult cuSurfObjectCreate(CUsurfObject *pSurfObject, const CUDA_RESOURCE_DESC 
 CUresult cuSurfObjectDestroy(CUsurfObject surfObject);
 CUresult cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUsurfObject surfObject);
 
+/* the legacy texture and surface references */
+CUresult cuModuleGetTexRef(CUtexref *pTexRef, CUmodule hmod, const char *name);
+CUresult cuModuleGetSurfRef(CUsurfref *pSurfRef, CUmodule hmod, const char *name);
+CUresult cuTexRefCreate(CUtexref *pTexRef);
+CUresult cuTexRefDestroy(CUtexref hTexRef);
+CUresult cuTexRefSetArray(CUtexref hTexRef, CUarray hArray, unsigned int Flags);
+CUresult cuTexRefSetMipmappedArray(CUtexref hTexRef, CUmipmappedArray hMipmappedArray, unsigned int Flags);
+CUresult cuTexRefSetAddress_v2(size_t *ByteOffset, CUtexref hTexRef, CUdeviceptr dptr, size_t bytes);
+CUresult cuTexRefSetAddress2D_v3(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR *desc, CUdeviceptr dptr,
+                                 size_t Pitch);
+CUresult cuTexRefSetFormat(CUtexref hTexRef, CUarray_format fmt, int NumPackedComponents);
+CUresult cuTexRefSetAddressMode(CUtexref hTexRef, int dim, CUaddress_mode am);
+CUresult cuTexRefSetFilterMode(CUtexref hTexRef, CUfilter_mode fm);
+CUresult cuTexRefSetMipmapFilterMode(CUtexref hTexRef, CUfilter_mode fm);
+CUresult cuTexRefSetMipmapLevelBias(CUtexref hTexRef, float bias);
+CUresult cuTexRefSetMipmapLevelClamp(CUtexref hTexRef, float minMipmapLevelClamp, float maxMipmapLevelClamp);
+CUresult cuTexRefSetMaxAnisotropy(CUtexref hTexRef, unsigned int maxAniso);
+CUresult cuTexRefSetBorderColor(CUtexref hTexRef, float *pBorderColor);
+CUresult cuTexRefSetFlags(CUtexref hTexRef, unsigned int Flags);
+CUresult cuTexRefGetAddress_v2(CUdeviceptr *pdptr, CUtexref hTexRef);
+CUresult cuTexRefGetArray(CUarray *phArray, CUtexref hTexRef);
+CUresult cuTexRefGetMipmappedArray(CUmipmappedArray *phMipmappedArray, CUtexref hTexRef);
+CUresult cuTexRefGetAddressMode(CUaddress_mode *pam, CUtexref hTexRef, int dim);
+CUresult cuTexRefGetFilterMode(CUfilter_mode *pfm, CUtexref hTexRef);
+CUresult cuTexRefGetFormat(CUarray_format *pFormat, int *pNumChannels, CUtexref hTexRef);
+CUresult cuTexRefGetMipmapFilterMode(CUfilter_mode *pfm, CUtexref hTexRef);
+CUresult cuTexRefGetMipmapLevelBias(float *pbias, CUtexref hTexRef);
+CUresult cuTexRefGetMipmapLevelClamp(float *pminMipmapLevelClamp, float *pmaxMipmapLevelClamp, CUtexref hTexRef);
+CUresult cuTexRefGetMaxAnisotropy(int *pmaxAniso, CUtexref hTexRef);
+CUresult cuTexRefGetBorderColor(float *pBorderColor, CUtexref hTexRef);
+CUresult cuTexRefGetFlags(unsigned int *pFlags, CUtexref hTexRef);
+CUresult cuSurfRefSetArray(CUsurfref hSurfRef, CUarray hArray, unsigned int Flags);
+CUresult cuSurfRefGetArray(CUarray *phArray, CUsurfref hSurfRef);
+
 /* ---- memory -------------------------------------------------------------- */
 
 CUresult cuMemGetInfo_v2(size_t *free, size_t *total);

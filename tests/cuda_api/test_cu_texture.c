@@ -598,6 +598,152 @@ static void test_copies(void **state)
     CU_OK(cuMemFree(dev));
 }
 
+/* ---- references, queries and the instructions nvcc does not emit ---- */
+
+/* Hand-written (ptxas accepts it): per thread t of 40, 16 words:
+ *  0: tex.2d through the .texref tr at (t + 0.5, 1.5)
+ *  1-6: txq width, height, num_mipmap_levels, normalized_coords,
+ *       filter_mode, addr_mode_1;  7-9: suq width, height, memory_layout
+ *  10: istypep texref(obj) << 2 | surfref(obj) << 1 | surfref(surf)
+ *  11: tex.2d.v2.f16x2 at (2.5, 0.5), first word;  12-15: tld4.r at (1, 1)
+ * and on the surface: every thread adds 1 to element (0, 0) (sured.b.add),
+ * the max of the thread ids into the clamped element (7, 0), and
+ * sust.p writes 3t to element (t, 1) (dropped past the row: .zero). */
+static const char refs_ptx[] =
+    ".version 8.0\n"
+    ".target sm_80\n"
+    ".address_size 64\n"
+    ".global .texref tr;\n"
+    ".global .surfref sr;\n"
+    ".visible .entry refs(.param .u64 pobj, .param .u64 psurf, .param .u64 pout)\n"
+    "{\n"
+    "  .reg .b64 %rd<8>; .reg .b32 %r<40>; .reg .f32 %f<16>; .reg .pred %p<4>;\n"
+    "  ld.param.u64 %rd1, [pobj]; ld.param.u64 %rd2, [psurf]; ld.param.u64 %rd3, [pout];\n"
+    "  mov.u32 %r1, %tid.x;\n"
+    "  mul.wide.u32 %rd4, %r1, 64; add.s64 %rd5, %rd3, %rd4;\n"
+    "  cvt.rn.f32.u32 %f1, %r1; add.f32 %f1, %f1, 0f3F000000; mov.f32 %f2, 0f3FC00000;\n"
+    "  tex.2d.v4.f32.f32 {%f3, %f4, %f5, %f6}, [tr, {%f1, %f2}];\n"
+    "  st.global.f32 [%rd5], %f3;\n"
+    "  txq.width.b32 %r2, [tr]; txq.height.b32 %r3, [%rd1]; txq.num_mipmap_levels.b32 %r4, [%rd1];\n"
+    "  txq.normalized_coords.b32 %r5, [tr]; txq.filter_mode.b32 %r6, [%rd1]; txq.addr_mode_1.b32 %r7, [%rd1];\n"
+    "  st.global.u32 [%rd5+4], %r2; st.global.u32 [%rd5+8], %r3; st.global.u32 [%rd5+12], %r4;\n"
+    "  st.global.u32 [%rd5+16], %r5; st.global.u32 [%rd5+20], %r6; st.global.u32 [%rd5+24], %r7;\n"
+    "  suq.width.b32 %r8, [sr]; suq.height.b32 %r9, [%rd2]; suq.memory_layout.b32 %r10, [%rd2];\n"
+    "  st.global.u32 [%rd5+28], %r8; st.global.u32 [%rd5+32], %r9; st.global.u32 [%rd5+36], %r10;\n"
+    "  istypep.texref %p1, %rd1; istypep.surfref %p2, %rd1; istypep.surfref %p3, %rd2;\n"
+    "  selp.u32 %r11, 1, 0, %p1; selp.u32 %r12, 1, 0, %p2; selp.u32 %r13, 1, 0, %p3;\n"
+    "  shl.b32 %r11, %r11, 2; shl.b32 %r12, %r12, 1; or.b32 %r11, %r11, %r12; or.b32 %r11, %r11, %r13;\n"
+    "  st.global.u32 [%rd5+40], %r11;\n"
+    "  mov.f32 %f7, 0f3F800000;\n"
+    "  tld4.r.2d.v4.f32.f32 {%f8, %f9, %f10, %f11}, [%rd1, {%f7, %f7}];\n"
+    "  st.global.v4.f32 [%rd5+48], {%f8, %f9, %f10, %f11};\n"
+    "  mov.f32 %f12, 0f40200000; mov.f32 %f13, 0f3F000000;\n"
+    "  tex.2d.v2.f16x2.f32 {%r14, %r15}, [%rd1, {%f12, %f13}];\n"
+    "  st.global.u32 [%rd5+44], %r14;\n"
+    "  mov.u32 %r16, 0;\n"
+    "  sured.b.add.2d.u32.trap [%rd2, {%r16, %r16}], 1;\n"
+    "  mov.u32 %r17, 400;\n"
+    "  sured.b.max.2d.s32.clamp [sr, {%r17, %r16}], %r1;\n"
+    "  mul.lo.u32 %r18, %r1, 3; mov.u32 %r19, 1;\n"
+    "  sust.p.2d.b32.zero [%rd2, {%r1, %r19}], {%r18};\n"
+    "  ret;\n"
+    "}\n"
+;
+
+static void test_refs_and_queries(void **state)
+{
+    (void)state;
+    enum { W = 4, H = 3, T = 40, SW = 8 };
+    float img[W * H];
+    for (int k = 0; k < W * H; k++)
+        img[k] = (float)(k + 1);
+    CUarray a = array2d(CU_AD_FORMAT_FLOAT, 1, W, H, 0, img, 4);
+    uint32_t zeros[SW * 2] = {0};
+    CUarray sa = array2d(CU_AD_FORMAT_UNSIGNED_INT32, 1, SW, 2, CUDA_ARRAY3D_SURFACE_LDST, zeros, 4);
+    CUmodule m;
+    CU_OK(cuModuleLoadData(&m, refs_ptx));
+    CUtexref tr;
+    CUsurfref sr;
+    CU_OK(cuModuleGetTexRef(&tr, m, "tr"));
+    CU_OK(cuModuleGetSurfRef(&sr, m, "sr"));
+    CU_EXPECT(CUDA_ERROR_NOT_FOUND, cuModuleGetTexRef(&tr, m, "nope"));
+    CU_OK(cuTexRefSetArray(tr, a, CU_TRSA_OVERRIDE_FORMAT));
+    CU_OK(cuTexRefSetAddressMode(tr, 0, CU_TR_ADDRESS_MODE_CLAMP));
+    CU_OK(cuTexRefSetAddressMode(tr, 1, CU_TR_ADDRESS_MODE_CLAMP));
+    CU_OK(cuTexRefSetFilterMode(tr, CU_TR_FILTER_MODE_POINT));
+    CU_OK(cuTexRefSetFlags(tr, 0));
+    CUarray got;
+    CU_OK(cuTexRefGetArray(&got, tr));
+    assert_ptr_equal(got, a);
+    CUaddress_mode am;
+    CU_OK(cuTexRefGetAddressMode(&am, tr, 1));
+    assert_int_equal(am, CU_TR_ADDRESS_MODE_CLAMP);
+    CU_OK(cuSurfRefSetArray(sr, sa, 0));
+    CUtexObject t = texobj(a, CU_TR_ADDRESS_MODE_CLAMP, CU_TR_FILTER_MODE_POINT, 0);
+    CUDA_RESOURCE_DESC r = {.resType = CU_RESOURCE_TYPE_ARRAY};
+    r.res.array.hArray = sa;
+    CUsurfObject so;
+    CU_OK(cuSurfObjectCreate(&so, &r));
+    CUdeviceptr dout = dalloc(64 * T);
+    CUfunction f;
+    CU_OK(cuModuleGetFunction(&f, m, "refs"));
+    void *args[] = {&t, &so, &dout};
+    CU_OK(cuLaunchKernel(f, 1, 1, 1, T, 1, 1, 0, NULL, args, NULL));
+    uint32_t out[16 * T], surf[SW * 2];
+    CU_OK(cuMemcpyDtoH(out, dout, sizeof out));
+    CU_OK(cuMemcpyAtoH(surf, sa, 0, sizeof surf));
+    for (int k = 0; k < T; k++) {
+        const uint32_t *o = &out[16 * k];
+        float f0, g[4];
+        memcpy(&f0, o, 4);
+        memcpy(g, o + 12, 16);
+        assert_true(f0 == img[W + (k < W ? k : W - 1)]);
+        uint32_t want[] = {W, H, 1, 0, CU_TR_FILTER_MODE_POINT, CU_TR_ADDRESS_MODE_CLAMP, SW, 2, 0, 4 | 0 | 1,
+                           0x00004200}; /* 3.0 in the low half, 0 above */
+        for (int i = 0; i < 11; i++)
+            if (o[1 + i] != want[i])
+                fail_msg("thread %d word %d: 0x%x, want 0x%x", k, 1 + i, o[1 + i], want[i]);
+        assert_true(g[0] == img[W] && g[1] == img[W + 1] && g[2] == img[1] && g[3] == img[0]);
+    }
+    assert_int_equal(surf[0], T);
+    assert_int_equal(surf[SW - 1], T - 1);
+    for (int x = 0; x < SW; x++)
+        assert_int_equal(surf[SW + x], 3 * x);
+    CU_OK(cuTexObjectDestroy(t));
+    CU_OK(cuSurfObjectDestroy(so));
+    CU_OK(cuArrayDestroy(a));
+    CU_OK(cuArrayDestroy(sa));
+    CU_OK(cuMemFree(dout));
+    CU_OK(cuModuleUnload(m));
+}
+
+/* A destroyed texture object is an invalid handle: the launch faults
+ * (in a context of its own: the error sticks to it, as on a GPU). */
+static void test_destroyed_handle_faults(void **state)
+{
+    (void)state;
+    CUcontext primary, c;
+    CUdevice dev;
+    CU_OK(cuCtxGetCurrent(&primary));
+    CU_OK(cuDeviceGet(&dev, 0));
+    CU_OK(cuCtxCreate(&c, NULL, 0, dev));
+    float img[4] = {1, 2, 3, 4};
+    CUarray a = array2d(CU_AD_FORMAT_FLOAT, 1, 4, 1, 0, img, 4);
+    CUtexObject t = texobj(a, CU_TR_ADDRESS_MODE_CLAMP, CU_TR_FILTER_MODE_POINT, 0);
+    CU_OK(cuTexObjectDestroy(t));
+    CUmodule m = cu_test_load("texture.sm_80.ptx");
+    CUfunction f;
+    CU_OK(cuModuleGetFunction(&f, m, "tex2d_fetch"));
+    CUdeviceptr d = dalloc(64);
+    int n = 1;
+    void *args[] = {&t, &d, &d, &n};
+    CU_OK(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL));
+    CU_EXPECT(CUDA_ERROR_ILLEGAL_ADDRESS, cuCtxSynchronize());
+    CU_OK(cuArrayDestroy(a)); /* arrays outlive contexts' errors */
+    CU_OK(cuCtxDestroy(c));
+    CU_OK(cuCtxSetCurrent(primary));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -608,6 +754,8 @@ int main(void)
         cmocka_unit_test(test_surfaces),
         cmocka_unit_test(test_rotate),
         cmocka_unit_test(test_copies),
+        cmocka_unit_test(test_refs_and_queries),
+        cmocka_unit_test(test_destroyed_handle_faults),
     };
     return cmocka_run_group_tests_name("cu_texture", tests, setup, NULL);
 }
