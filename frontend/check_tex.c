@@ -53,7 +53,7 @@ static void check_coords(checker *c, const ptx_instr *in, const ptx_operand *v, 
     }
     bool lead_int = is_array_geom(geom) || geom == PTX_GEOM_2DMS; /* array index or sample */
     for (uint32_t i = 0; i < n; i++)
-        check_value(c, &v->elems[i], surface || (i == 0 && lead_int) ? PTX_TYPE_B32 : ct, SRC, false);
+        check_value(c, &v->elems[i], surface || (i == 0 && lead_int) ? PTX_TYPE_S32 : ct, SRC, false);
 }
 
 /* The texture address [a, c] or [a, b, c] (b: an explicit sampler). */
@@ -157,7 +157,7 @@ static void check_query(checker *c, const ptx_instr *in)
     if (surface)
         ok = ok && (q <= PTX_QUERY_CHANNEL_ORDER || q == PTX_QUERY_ARRAY_SIZE || q == PTX_QUERY_MEMORY_LAYOUT);
     else
-        ok = ok && q != PTX_QUERY_MEMORY_LAYOUT && (!mode || (mode == PTX_TEXMODE_LEVEL && q <= PTX_QUERY_DEPTH));
+        ok = ok && (!mode || (mode == PTX_TEXMODE_LEVEL && q <= PTX_QUERY_DEPTH));
     if (!ok) {
         ERR(c, in->loc, "unknown %s query (e.g. %s.width.b32)", ptx_op_name(in->op), ptx_op_name(in->op));
         return;
