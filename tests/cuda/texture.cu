@@ -46,6 +46,7 @@ extern "C" __global__ void tex_kinds(cudaTextureObject_t t1, cudaTextureObject_t
     out[8 * i + 7] = tex2Dgather<float4>(t2, p.x, p.y, 1);
 }
 
+#ifndef __clang__ // clang's CUDA headers have no surface functions
 // A w x h uchar4 surface: dst(x, y) = src(x, y) with its bytes reversed;
 // zero[y * w + x] = the float at byte 4 * (x + w) of src's row 0 read with
 // cudaBoundaryModeZero (past the row: 0); and every thread also writes
@@ -62,6 +63,7 @@ extern "C" __global__ void surf_swap(cudaSurfaceObject_t src, cudaSurfaceObject_
     if (x == w - 1)
         surf2Dwrite((float)(x + y), dst, 4 * (x + 100), y, cudaBoundaryModeClamp);
 }
+#endif
 
 // NVIDIA's simpleTexture: out(x, y) = tex2D(tex, tu + 0.5, tv + 0.5) with
 // (tu, tv) the pixel's offset from the centre rotated by theta, divided by

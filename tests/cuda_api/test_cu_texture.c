@@ -21,15 +21,19 @@
 
 #include "cu_test.h"
 
-static CUmodule mods[3];
-static const char *const files[3] = {"texture.sm_75.ptx", "texture.sm_80.ptx", "texture.sm_90.ptx"};
+/* nvcc for sm_75, sm_80, sm_90 and clang-19 for sm_80 (no surface kernel:
+ * clang's CUDA headers lack the surface functions) */
+enum { NMODS = 4, NVCC_MODS = 3 };
+static CUmodule mods[NMODS];
+static const char *const files[NMODS] = {"texture.sm_75.ptx", "texture.sm_80.ptx", "texture.sm_90.ptx",
+                                         "texture.clang.sm_80.ptx"};
 
 static int setup(void **state)
 {
     (void)state;
     setenv("PTXJIT_CC", "9.0", 0); /* so that the sm_90 PTX loads too */
     cu_test_primary();
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < NMODS; i++)
         mods[i] = cu_test_load(files[i]);
     return 0;
 }
@@ -201,7 +205,7 @@ static void test_formats(void **state)
             bool ints = !fc->flt;
             /* element type: integers as integers, floats as floats */
             CUtexObject t = texobj(a, CU_TR_ADDRESS_MODE_CLAMP, CU_TR_FILTER_MODE_POINT, CU_TRSF_READ_AS_INTEGER);
-            int m = (int)(f + ch) % 3;
+            int m = (int)(f + ch) % NMODS;
             uint32_t out[N * 4];
             fetch2d(m, ints ? "tex2d_fetch_int" : "tex2d_fetch", t, xy, N, out);
             for (int k = 0; k < N; k++)
@@ -255,7 +259,7 @@ static void test_address_filter(void **state)
                     c[k] = norm ? xy[k] : xy[k] * 6.5f;
                 CUtexObject t = texobj(a, (CUaddress_mode)mode, (CUfilter_mode)lin, norm ? CU_TRSF_NORMALIZED_COORDINATES : 0);
                 float out[4 * N];
-                fetch2d((mode + lin + norm) % 3, "tex2d_fetch", t, c, N, out);
+                fetch2d((mode + lin + norm) % NMODS, "tex2d_fetch", t, c, N, out);
                 for (int k = 0; k < N; k++) {
                     float want = ref_tex2d(img, W, H, c[2 * k], c[2 * k + 1], (CUaddress_mode)mode, lin, norm);
                     if (fabsf(out[4 * k] - want) > 1e-5f * (1 + fabsf(want)))
@@ -279,7 +283,7 @@ static void test_weight_precision(void **state)
     float xy[2 * N], out[4 * N];
     for (int k = 0; k < N; k++)
         xy[2 * k] = 0.5f + (float)k / 1024.0f, xy[2 * k + 1] = 0.5f;
-    fetch2d(1, "tex2d_fetch", t, xy, N, out);
+    fetch2d(3, "tex2d_fetch", t, xy, N, out);
     for (int k = 0; k < N; k++) {
         float want = roundf((float)k / 4.0f) / 256.0f;
         if (out[4 * k] != want)
@@ -390,7 +394,7 @@ static void test_geometries(void **state)
     }
     CUdeviceptr dc = dalloc(sizeof c), dout = dalloc(8 * 16 * N);
     CU_OK(cuMemcpyHtoD(dc, c, sizeof c));
-    for (int m = 0; m < 3; m++) {
+    for (int m = 0; m < NMODS; m++) {
         int n = N;
         void *args[] = {&t1, &t2, &t3, &tl, &tc, &tlin, &tm, &dc, &dout, &n};
         CU_OK(cuLaunchKernel(fn(m, "tex_kinds"), 1, 1, 1, 96, 1, 1, 0, NULL, args, NULL));
@@ -461,7 +465,7 @@ static void test_surfaces(void **state)
     CU_OK(cuSurfObjectCreate(&sd, &r));
     CUdeviceptr dz = dalloc(W * H * 4);
     CU_OK(cuMemsetD32(dz, 0x7f7f7f7f, W * H));
-    for (int m = 0; m < 3; m++) {
+    for (int m = 0; m < NVCC_MODS; m++) {
         int w = W, h = H;
         void *args[] = {&ss, &sd, &dz, &w, &h};
         CU_OK(cuLaunchKernel(fn(m, "surf_swap"), 1, 1, 1, 16, 4, 1, 0, NULL, args, NULL));
@@ -511,7 +515,7 @@ static void test_rotate(void **state)
     CUarray a = array2d(CU_AD_FORMAT_FLOAT, 1, W, H, 0, img, 4);
     CUtexObject t = texobj(a, CU_TR_ADDRESS_MODE_WRAP, CU_TR_FILTER_MODE_LINEAR, CU_TRSF_NORMALIZED_COORDINATES);
     CUdeviceptr d = dalloc(sizeof out);
-    for (int m = 0; m < 3; m++) {
+    for (int m = 0; m < NMODS; m++) {
         int w = W, h = H;
         float th = theta;
         void *args[] = {&d, &w, &h, &th, &t};
