@@ -4,16 +4,6 @@
  * or a .texref/.surfref/.samplerref module variable (a reference). */
 #include "check_internal.h"
 
-static uint32_t vec_count(const ptx_instr *in)
-{
-    switch (in->mod[PTX_CAT_VEC]) {
-    case PTX_VEC_V2: return 2;
-    case PTX_VEC_V4: return 4;
-    case PTX_VEC_V8: return 8;
-    default: return 1;
-    }
-}
-
 /* Elements of the coordinate vector for a geometry: the array index and
  * sample number lead; 3-element forms are padded to .v4. */
 static uint32_t coord_count(uint8_t geom)
@@ -90,7 +80,7 @@ static void check_tex(checker *c, const ptx_instr *in)
     ptx_type ct = in->ntypes > 1 ? (ptx_type)in->types[1] : PTX_TYPE_NONE;
     bool f16 = dt == PTX_TYPE_F16X2;
     if (!geom || in->ntypes != 2 || (dt != PTX_TYPE_U32 && dt != PTX_TYPE_S32 && dt != PTX_TYPE_F32 && !f16) ||
-        (ct != PTX_TYPE_S32 && ct != PTX_TYPE_F32) || vec_count(in) != (f16 ? 2u : 4u)) {
+        (ct != PTX_TYPE_S32 && ct != PTX_TYPE_F32) || ptx_vec_count(in) != (f16 ? 2u : 4u)) {
         ERR(c, in->loc, "expected tex.geom.v4.{u32,s32,f32}.{s32,f32} or tex.geom.v2.f16x2.{s32,f32}");
         return;
     }
@@ -98,7 +88,7 @@ static void check_tex(checker *c, const ptx_instr *in)
         ERR(c, in->loc, "cube textures take .f32 coordinates");
     if ((geom == PTX_GEOM_2DMS || geom == PTX_GEOM_A2DMS) && (ct != PTX_TYPE_S32 || mode))
         ERR(c, in->loc, "multi-sample textures take .s32 coordinates and no level of detail");
-    check_vector(c, &in->opds[0], vec_count(in), dt, DST, false, "the destination");
+    check_vector(c, &in->opds[0], ptx_vec_count(in), dt, DST, false, "the destination");
     check_tex_address(c, in, &in->opds[1], ct, false);
     uint32_t k = 2, ng = geom == PTX_GEOM_1D || geom == PTX_GEOM_A1D ? 1 : geom == PTX_GEOM_2D || geom == PTX_GEOM_A2D ? 2 : 4;
     if (mode == PTX_TEXMODE_LEVEL) {
@@ -129,7 +119,7 @@ static void check_tld4(checker *c, const ptx_instr *in)
     ptx_type dt = in->ntypes > 0 ? (ptx_type)in->types[0] : PTX_TYPE_NONE;
     if (!in->mod[PTX_CAT_COMP] || (geom != PTX_GEOM_2D && geom != PTX_GEOM_A2D && geom != PTX_GEOM_CUBE &&
                                    geom != PTX_GEOM_ACUBE) || in->ntypes != 2 || in->types[1] != PTX_TYPE_F32 ||
-        (dt != PTX_TYPE_U32 && dt != PTX_TYPE_S32 && dt != PTX_TYPE_F32) || vec_count(in) != 4) {
+        (dt != PTX_TYPE_U32 && dt != PTX_TYPE_S32 && dt != PTX_TYPE_F32) || ptx_vec_count(in) != 4) {
         ERR(c, in->loc, "expected tld4.{r,g,b,a}.{2d,a2d,cube,acube}.v4.{u32,s32,f32}.f32");
         return;
     }
@@ -185,7 +175,7 @@ static void check_surface(checker *c, const ptx_instr *in)
     uint8_t geom = in->mod[PTX_CAT_GEOM], fmt = in->mod[PTX_CAT_SUFMT];
     ptx_type t = in->ntypes == 1 ? (ptx_type)in->types[0] : PTX_TYPE_NONE;
     bool load = in->op == PTX_OP_SULD, red = in->op == PTX_OP_SURED;
-    uint32_t n = vec_count(in), size = ptx_type_size(t);
+    uint32_t n = ptx_vec_count(in), size = ptx_type_size(t);
     bool ok = fmt && in->mod[PTX_CAT_SUCLAMP] && geom && geom != PTX_GEOM_CUBE && geom != PTX_GEOM_ACUBE &&
               geom != PTX_GEOM_2DMS && geom != PTX_GEOM_A2DMS && n <= 4;
     if (red)

@@ -304,6 +304,8 @@ void ptx_diags_print(const ptx_diags *d, const char *filename, const char *src, 
 
 const char *ptx_type_name(ptx_type t);
 uint32_t ptx_type_size(ptx_type t);
+/* Elements of an instruction's .v2/.v4/.v8 modifier (1 without one). */
+uint32_t ptx_vec_count(const ptx_instr *in);
 char ptx_type_class(ptx_type t); /* 'B','U','S','F','P','O' */
 ptx_type ptx_type_lookup(const char *s, size_t n);
 

@@ -105,11 +105,6 @@ static void write_results(fn *F, const ptx_operand *d, uint32_t esize, ptx_type 
 
 static uint32_t geom_code(uint8_t g) { return g ? (uint32_t)(g - PTX_GEOM_1D) + PTXJIT_GEOM_1D : 0; }
 
-static uint32_t vec_n(const ptx_instr *in)
-{
-    return in->mod[PTX_CAT_VEC] == PTX_VEC_V4 ? 4 : in->mod[PTX_CAT_VEC] == PTX_VEC_V2 ? 2 : 1;
-}
-
 static uint32_t dtype_code(ptx_type t)
 {
     switch (t) {
@@ -153,7 +148,7 @@ static LLVMValueRef op_words(fn *F, const ptx_instr *in, bool offset)
     w[PTXJIT_TEXOP_QUERY] = in->mod[PTX_CAT_QUERY] ? (uint32_t)(in->mod[PTX_CAT_QUERY] - PTX_QUERY_WIDTH) : 0;
     w[PTXJIT_TEXOP_CLAMP] = in->mod[PTX_CAT_SUCLAMP] ? (uint32_t)(in->mod[PTX_CAT_SUCLAMP] - PTX_SUCLAMP_TRAP) : 0;
     w[PTXJIT_TEXOP_FORMATTED] = in->mod[PTX_CAT_SUFMT] == PTX_SUFMT_P;
-    w[PTXJIT_TEXOP_VEC] = vec_n(in);
+    w[PTXJIT_TEXOP_VEC] = ptx_vec_count(in);
     w[PTXJIT_TEXOP_ESIZE] = t0 ? ptx_type_size(t0) : 4;
     static const uint8_t reds[][2] = {{PTX_RED_ADD, PTXJIT_SURED_ADD}, {PTX_RED_MIN, PTXJIT_SURED_MIN},
                                       {PTX_RED_MAX, PTXJIT_SURED_MAX}, {PTX_RED_AND, PTXJIT_SURED_AND},

@@ -1,6 +1,7 @@
 /* surface.c - surface loads, stores and reductions (suld, sust, sured)
- * and suq, per lane.  .b forms address x in bytes and move raw bits; .p
- * forms address x in elements and convert to the surface's format.
+ * per lane (suq is txq's query, rt_tex_query).  .b forms address x in
+ * bytes and move raw bits; .p forms address x in elements and convert to
+ * the surface's format.
  * Out-of-range accesses trap, clamp to the nearest element, or read zero
  * and drop the store, as the instruction's .trap/.clamp/.zero says. */
 #include "surface.h"
@@ -10,36 +11,6 @@
 
 #include <math.h>
 #include <string.h>
-
-static float bitsf(uint32_t u)
-{
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
-
-static uint16_t float_to_half(float f)
-{
-    uint32_t x;
-    memcpy(&x, &f, 4);
-    uint32_t sign = (x >> 16) & 0x8000, e = (x >> 23) & 0xff, m = x & 0x7fffff;
-    if (e == 0xff)
-        return (uint16_t)(sign | 0x7c00 | (m ? 0x200 : 0));
-    int32_t he = (int32_t)e - 127 + 15;
-    if (he >= 0x1f)
-        return (uint16_t)(sign | 0x7c00);
-    if (he <= 0) { /* subnormal or zero, round to nearest even */
-        if (he < -10)
-            return (uint16_t)sign;
-        m |= 0x800000;
-        uint32_t shift = (uint32_t)(14 - he), q = m >> shift, rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
-        q += rem > half || (rem == half && (q & 1));
-        return (uint16_t)(sign | q);
-    }
-    uint32_t q = ((uint32_t)he << 10) | (m >> 13), rem = m & 0x1fff;
-    q += rem > 0x1000 || (rem == 0x1000 && (q & 1));
-    return (uint16_t)(sign | q);
-}
 
 /* Coordinates of a surface access: element x (bytes for .b), y, z, layer. */
 typedef struct surf_at {
@@ -104,10 +75,10 @@ void rt_surf_load(const rt_texture *t, const uint32_t *op, const uint32_t *coord
 /* One .b32 component of sust.p in the surface's channel format. */
 static void store_formatted(char *p, uint32_t format, uint32_t v)
 {
-    float f = bitsf(v);
+    float f = rt_bits_f32(v);
     switch (format) {
     case RT_FMT_FLOAT: memcpy(p, &v, 4); return;
-    case RT_FMT_HALF: { uint16_t h = float_to_half(f); memcpy(p, &h, 2); return; }
+    case RT_FMT_HALF: { uint16_t h = rt_half_bits(v); memcpy(p, &h, 2); return; }
     case RT_FMT_U8: case RT_FMT_S8: *p = (char)v; return;
     case RT_FMT_U16: case RT_FMT_S16: { uint16_t h = (uint16_t)v; memcpy(p, &h, 2); return; }
     case RT_FMT_U32: case RT_FMT_S32: memcpy(p, &v, 4); return;
@@ -174,20 +145,5 @@ void rt_surf_reduce(const rt_texture *t, const uint32_t *op, const uint32_t *coo
         RED_CASES(int32_t, p, v)
     } else {
         RED_CASES(uint32_t, p, v)
-    }
-}
-
-uint32_t rt_surf_query(const rt_texture *t, uint32_t q)
-{
-    const rt_image *img = &t->levels[0];
-    switch (q) {
-    case PTXJIT_Q_WIDTH: return (uint32_t)img->width;
-    case PTXJIT_Q_HEIGHT: return (uint32_t)img->height;
-    case PTXJIT_Q_DEPTH: return (uint32_t)img->depth;
-    case PTXJIT_Q_CHANNEL_DATA_TYPE: return img->format;
-    case PTXJIT_Q_CHANNEL_ORDER: return img->channels;
-    case PTXJIT_Q_ARRAY_SIZE: return t->layered ? (uint32_t)img->layers : 0;
-    case PTXJIT_Q_MEMORY_LAYOUT: return img->linear;
-    default: return 0;
     }
 }

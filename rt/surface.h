@@ -10,6 +10,5 @@
 void rt_surf_load(const rt_texture *t, const uint32_t *op, const uint32_t *coord, uint32_t *out);
 void rt_surf_store(const rt_texture *t, const uint32_t *op, const uint32_t *coord, const uint32_t *val);
 void rt_surf_reduce(const rt_texture *t, const uint32_t *op, const uint32_t *coord, const uint32_t *val);
-uint32_t rt_surf_query(const rt_texture *t, uint32_t q);
 
 #endif

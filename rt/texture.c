@@ -44,28 +44,34 @@ static bool is_signed_format(uint32_t f)
 /* Always read as [0,1] / [-1,1], whatever the read mode. */
 static bool is_norm_format(uint32_t f) { return f >= RT_FMT_UNORM8X1 && f <= RT_FMT_SNORM16X4; }
 
-static uint32_t fbits(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
-}
 
-static float bitsf(uint32_t u)
+uint16_t rt_half_bits(uint32_t f)
 {
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
+    uint32_t sign = (f >> 16) & 0x8000, e = (f >> 23) & 0xff, m = f & 0x7fffff;
+    if (e == 0xff)
+        return (uint16_t)(sign | 0x7c00 | (m ? 0x200 : 0));
+    int32_t he = (int32_t)e - 112;
+    if (he >= 0x1f)
+        return (uint16_t)(sign | 0x7c00);
+    if (he <= 0) { /* subnormal or zero */
+        if (he < -10)
+            return (uint16_t)sign;
+        m |= 0x800000;
+        uint32_t sh = (uint32_t)(14 - he), q = m >> sh, rem = m & ((1u << sh) - 1), half = 1u << (sh - 1);
+        return (uint16_t)(sign | (q + (rem > half || (rem == half && (q & 1)))));
+    }
+    uint32_t q = ((uint32_t)he << 10) | (m >> 13), rem = m & 0x1fff;
+    return (uint16_t)(sign | (q + (rem > 0x1000 || (rem == 0x1000 && (q & 1)))));
 }
 
 static float half_to_float(uint16_t h)
 {
     uint32_t sign = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 0x1f, m = h & 0x3ff;
     if (e == 0x1f)
-        return bitsf(sign | 0x7f800000u | m << 13);
+        return rt_bits_f32(sign | 0x7f800000u | m << 13);
     if (e == 0)
         return (sign ? -1.0f : 1.0f) * ldexpf((float)m, -24);
-    return bitsf(sign | (e + 112) << 23 | m << 13);
+    return rt_bits_f32(sign | (e + 112) << 23 | m << 13);
 }
 
 static float srgb_to_linear(float c)
@@ -87,14 +93,14 @@ void rt_texel_read(const rt_image *img, uint64_t x, uint64_t y, uint64_t z, uint
     promote = (promote && cb < 4) || is_norm_format(f);
     for (uint32_t c = 0; c < 4; c++) {
         if (c >= img->channels) {
-            out[c] = c == 3 ? (as_int ? 1u : fbits(1.0f)) : 0;
+            out[c] = c == 3 ? (as_int ? 1u : rt_f32_bits(1.0f)) : 0;
             continue;
         }
         const char *q = p + c * cb;
         float v;
         if (f == RT_FMT_FLOAT || f == RT_FMT_HALF) {
-            v = f == RT_FMT_FLOAT ? bitsf(*(const uint32_t *)q) : half_to_float(*(const uint16_t *)q);
-            out[c] = as_int ? (uint32_t)(int32_t)v : fbits(v);
+            v = f == RT_FMT_FLOAT ? rt_bits_f32(*(const uint32_t *)q) : half_to_float(*(const uint16_t *)q);
+            out[c] = as_int ? (uint32_t)(int32_t)v : rt_f32_bits(v);
             continue;
         }
         int64_t i;
@@ -117,7 +123,7 @@ void rt_texel_read(const rt_image *img, uint64_t x, uint64_t y, uint64_t z, uint
         } else {
             v = (float)i;
         }
-        out[c] = fbits(v);
+        out[c] = rt_f32_bits(v);
     }
 }
 
@@ -199,7 +205,7 @@ static void fetch(const footprint *fp, const axis *ax, const int64_t *idx, uint3
         if (!address(&i, ax[d].n, ax[d].mode)) {
             for (int k = 0; k < 4; k++) {
                 v[k] = fp->s->border[k];
-                raw[k] = fp->as_int ? (uint32_t)(int32_t)fp->s->border[k] : fbits(v[k]);
+                raw[k] = fp->as_int ? (uint32_t)(int32_t)fp->s->border[k] : rt_f32_bits(v[k]);
             }
             return;
         }
@@ -207,7 +213,7 @@ static void fetch(const footprint *fp, const axis *ax, const int64_t *idx, uint3
     }
     rt_texel_read(fp->img, c[0], c[1], c[2], fp->layer, fp->as_int, fp->promote, fp->srgb, raw);
     for (int k = 0; k < 4; k++)
-        v[k] = bitsf(raw[k]);
+        v[k] = rt_bits_f32(raw[k]);
 }
 
 /* Point or linear sampling of one image (level) at texel-space axes. */
@@ -233,7 +239,7 @@ static void filter(const footprint *fp, const axis *ax, uint32_t dims, bool line
             acc[k] += w * t[k];
     }
     for (int k = 0; k < 4; k++)
-        raw[k] = fbits(v[k] = acc[k]);
+        raw[k] = rt_f32_bits(v[k] = acc[k]);
 }
 
 /* Cube map: the face of the major axis and its (s, t) in [0, 1]
@@ -313,7 +319,7 @@ static void sample_level(const rt_texture *t, const rt_sampler *s, const rt_tex_
     }
     float x[3];
     for (uint32_t d = 0; d < 3; d++)
-        x[d] = r->float_coords ? bitsf(r->coord[first + d < 4 ? first + d : 3]) : 0;
+        x[d] = r->float_coords ? rt_bits_f32(r->coord[first + d < 4 ? first + d : 3]) : 0;
     uint32_t modes[3] = {s->address[0], s->address[1], s->address[2]};
     if (r->geom == PTXJIT_GEOM_CUBE || r->geom == PTXJIT_GEOM_ACUBE) {
         uint32_t face = cube_face(x[0], x[1], x[2], &x[0], &x[1]);
@@ -363,7 +369,7 @@ void rt_tex_sample(const rt_texture *t, const rt_sampler *s, const rt_tex_req *r
         return;
     sample_level(t, s, r, l0 + 1, v1, raw1);
     for (int k = 0; k < 4; k++)
-        out[k] = fbits((1.0f - f) * v[k] + f * v1[k]);
+        out[k] = rt_f32_bits((1.0f - f) * v[k] + f * v1[k]);
 }
 
 uint32_t rt_tex_query(const rt_texture *t, const rt_sampler *s, uint32_t q, uint32_t level)

@@ -95,6 +95,21 @@ void rt_texel_read(const rt_image *img, uint64_t x, uint64_t y, uint64_t z, uint
 /* The texel's storage address. */
 char *rt_texel_addr(const rt_image *img, uint64_t x, uint64_t y, uint64_t z, uint64_t layer);
 
+/* f32 <-> its bits, and f32 bits -> f16 bits rounded to nearest even. */
+static inline uint32_t rt_f32_bits(float f)
+{
+    uint32_t u;
+    __builtin_memcpy(&u, &f, 4);
+    return u;
+}
+static inline float rt_bits_f32(uint32_t u)
+{
+    float f;
+    __builtin_memcpy(&f, &u, 4);
+    return f;
+}
+uint16_t rt_half_bits(uint32_t f32);
+
 /* 8 fractional bits: the weight the hardware's 9-bit fixed point holds. */
 float rt_tex_weight(float frac);
 

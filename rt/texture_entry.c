@@ -95,13 +95,7 @@ const rt_texture *rt_texture_lookup(uint64_t handle, uint32_t kind)
 
 static uint32_t arg(const uint32_t *args, unsigned row, unsigned lane) { return args[row * 32 + lane]; }
 
-static float argf(const uint32_t *args, unsigned row, unsigned lane)
-{
-    float f;
-    uint32_t u = arg(args, row, lane);
-    memcpy(&f, &u, 4);
-    return f;
-}
+static float argf(const uint32_t *args, unsigned row, unsigned lane) { return rt_bits_f32(arg(args, row, lane)); }
 
 static rt_tex_req request(const uint32_t *op, const uint32_t *args, unsigned lane)
 {
@@ -118,26 +112,6 @@ static rt_tex_req request(const uint32_t *op, const uint32_t *args, unsigned lan
         r.offset[k] = op[PTXJIT_TEXOP_OFFSET] ? (int32_t)arg(args, PTXJIT_TEXARG_OFFSET + k, lane) : 0;
     }
     return r;
-}
-
-/* f32 results as f16x2 pairs (tex.v2.f16x2): round to nearest even. */
-static uint32_t half_bits(uint32_t f)
-{
-    uint32_t sign = (f >> 16) & 0x8000, e = (f >> 23) & 0xff, m = f & 0x7fffff;
-    if (e == 0xff)
-        return sign | 0x7c00 | (m ? 0x200 : 0);
-    int32_t he = (int32_t)e - 112;
-    if (he >= 0x1f)
-        return sign | 0x7c00;
-    if (he <= 0) {
-        if (he < -10)
-            return sign;
-        m |= 0x800000;
-        uint32_t sh = (uint32_t)(14 - he), q = m >> sh, rem = m & ((1u << sh) - 1), half = 1u << (sh - 1);
-        return sign | (q + (rem > half || (rem == half && (q & 1))));
-    }
-    uint32_t q = ((uint32_t)he << 10) | (m >> 13), rem = m & 0x1fff;
-    return sign | (q + (rem > 0x1000 || (rem == 0x1000 && (q & 1))));
 }
 
 static _Noreturn void bad_handle(const uint32_t *op, uint64_t h)
@@ -178,13 +152,14 @@ static void lane_op(const uint32_t *op, unsigned lane, const uint64_t *handles, 
         rt_tex_req r = request(op, args, lane);
         rt_tex_sample(t, s, &r, res);
         if (op[PTXJIT_TEXOP_DTYPE] == PTXJIT_TEXD_F16X2) {
-            res[0] = half_bits(res[0]) | half_bits(res[1]) << 16;
-            res[1] = half_bits(res[2]) | half_bits(res[3]) << 16;
+            /* f32 results as f16x2 pairs (tex.v2.f16x2) */
+            res[0] = rt_half_bits(res[0]) | (uint32_t)rt_half_bits(res[1]) << 16;
+            res[1] = rt_half_bits(res[2]) | (uint32_t)rt_half_bits(res[3]) << 16;
         }
         break;
     }
     case PTXJIT_TEX_TXQ: res[0] = rt_tex_query(t, s, op[PTXJIT_TEXOP_QUERY], arg(args, PTXJIT_TEXARG_LOD, lane)); break;
-    case PTXJIT_TEX_SUQ: res[0] = rt_surf_query(t, op[PTXJIT_TEXOP_QUERY]); break;
+    case PTXJIT_TEX_SUQ: res[0] = rt_tex_query(t, &t->s, op[PTXJIT_TEXOP_QUERY], 0); break;
     case PTXJIT_TEX_SULD: rt_surf_load(t, op, c, res); break;
     case PTXJIT_TEX_SUST: rt_surf_store(t, op, c, v); return;
     case PTXJIT_TEX_SURED: rt_surf_reduce(t, op, c, v); return;

@@ -120,12 +120,13 @@ CUresult cuArrayDestroy(CUarray h)
     return CUDA_SUCCESS;
 }
 
-CUresult cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *d, CUarray h)
+/* The descriptor of a live array, for the two getters. */
+static CUresult descriptor_of(CUarray h, const void *out, CUDA_ARRAY3D_DESCRIPTOR *d)
 {
     CUresult r = cu_check_init();
     if (r)
         return r;
-    if (!d)
+    if (!out)
         return CUDA_ERROR_INVALID_VALUE;
     if (!cu_array_valid(h))
         return CUDA_ERROR_INVALID_HANDLE;
@@ -133,18 +134,24 @@ CUresult cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *d, CUarray h)
     return CUDA_SUCCESS;
 }
 
+CUresult cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *d, CUarray h)
+{
+    CUDA_ARRAY3D_DESCRIPTOR d3;
+    CUresult r = descriptor_of(h, d, &d3);
+    if (!r)
+        *d = d3;
+    return r;
+}
+
 CUresult cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR *d, CUarray h)
 {
-    CUresult r = cu_check_init();
+    CUDA_ARRAY3D_DESCRIPTOR d3;
+    CUresult r = descriptor_of(h, d, &d3);
     if (r)
         return r;
-    if (!d)
+    if (d3.Depth) /* a 3D or layered array has no 2D descriptor */
         return CUDA_ERROR_INVALID_VALUE;
-    if (!cu_array_valid(h))
-        return CUDA_ERROR_INVALID_HANDLE;
-    if (h->desc.Depth) /* a 3D or layered array has no 2D descriptor */
-        return CUDA_ERROR_INVALID_VALUE;
-    *d = (CUDA_ARRAY_DESCRIPTOR){h->desc.Width, h->desc.Height, h->desc.Format, h->desc.NumChannels};
+    *d = (CUDA_ARRAY_DESCRIPTOR){d3.Width, d3.Height, d3.Format, d3.NumChannels};
     return CUDA_SUCCESS;
 }
 

@@ -136,14 +136,16 @@ static CUresult destroy(unsigned long long h, uint32_t kind)
 
 CUresult cuTexObjectDestroy(CUtexObject h) { return destroy(h, RT_TEXTURE); }
 
-CUresult cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC *d, CUtexObject h)
+static CUresult resource_desc(CUDA_RESOURCE_DESC *d, unsigned long long h, uint32_t kind)
 {
-    cu_texobj *o = object_of(h, RT_TEXTURE);
+    cu_texobj *o = object_of(h, kind);
     if (!d || !o)
         return cu_init_or(CUDA_ERROR_INVALID_VALUE);
     *d = o->res;
     return cu_init_or(CUDA_SUCCESS);
 }
+
+CUresult cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC *d, CUtexObject h) { return resource_desc(d, h, RT_TEXTURE); }
 
 CUresult cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *d, CUtexObject h)
 {
@@ -190,11 +192,4 @@ CUresult cuSurfObjectCreate(CUsurfObject *out, const CUDA_RESOURCE_DESC *r)
 
 CUresult cuSurfObjectDestroy(CUsurfObject h) { return destroy(h, RT_SURFACE); }
 
-CUresult cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *d, CUsurfObject h)
-{
-    cu_texobj *o = object_of(h, RT_SURFACE);
-    if (!d || !o)
-        return cu_init_or(CUDA_ERROR_INVALID_VALUE);
-    *d = o->res;
-    return cu_init_or(CUDA_SUCCESS);
-}
+CUresult cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *d, CUsurfObject h) { return resource_desc(d, h, RT_SURFACE); }
