@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The device limits device_attrs.c reports (texture3D, layered 2D). */
+/* The limits device_attrs.c reports (test_cu_texture checks they agree). */
 enum { MAX_1D = 131072, MAX_2D_W = 131072, MAX_2D_H = 65536, MAX_3D = 16384, MAX_LAYERS = 2048, MAX_CUBE = 32768 };
 
 bool cu_image_format(rt_image *img, CUarray_format format, unsigned channels)

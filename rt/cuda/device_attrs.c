@@ -2,8 +2,9 @@
  * CUdevice_attribute.  Limits a CUDA program sizes its launches by are the
  * ones of an NVIDIA part of the configured compute capability; the rest
  * describe what the CPU device really does (unified addressing, pageable
- * and managed memory, host-native atomics).  Features ptxjit lacks
- * (textures aside, which report the usual sizes) read 0. */
+ * and managed memory, host-native atomics).  Texture and surface limits
+ * are NVIDIA's usual sizes, which array.c enforces; features ptxjit lacks
+ * read 0. */
 #include "cu_internal.h"
 
 #include <unistd.h>

@@ -748,6 +748,38 @@ static void test_destroyed_handle_faults(void **state)
     CU_OK(cuCtxSetCurrent(primary));
 }
 
+/* deviceQuery's texture limits are the ones array creation enforces. */
+static void test_limits(void **state)
+{
+    (void)state;
+    CUdevice dev;
+    CU_OK(cuDeviceGet(&dev, 0));
+    struct { CUdevice_attribute attr; size_t w, h, d; unsigned flags; int which; } lim[] = {
+        {CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_WIDTH, 0, 0, 0, 0, 0},
+        {CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_HEIGHT, 1, 0, 0, 0, 1},
+        {CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH, 1, 1, 0, 0, 2},
+        {CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS, 1, 1, 0, CUDA_ARRAY3D_LAYERED, 2},
+    };
+    for (size_t i = 0; i < sizeof lim / sizeof lim[0]; i++) {
+        int v;
+        CU_OK(cuDeviceGetAttribute(&v, lim[i].attr, dev));
+        assert_true(v > 0);
+        for (int over = 0; over < 2; over++) {
+            size_t dims[3] = {lim[i].w, lim[i].h, lim[i].d};
+            dims[lim[i].which] = (size_t)v + (size_t)over;
+            CUDA_ARRAY3D_DESCRIPTOR d = {dims[0], dims[1], dims[2], CU_AD_FORMAT_UNSIGNED_INT8, 1, lim[i].flags};
+            CUarray a;
+            CUresult r = cuArray3DCreate(&a, &d);
+            if (over)
+                CU_EXPECT(CUDA_ERROR_INVALID_VALUE, r);
+            else {
+                CU_OK(r);
+                CU_OK(cuArrayDestroy(a));
+            }
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -759,6 +791,7 @@ int main(void)
         cmocka_unit_test(test_rotate),
         cmocka_unit_test(test_copies),
         cmocka_unit_test(test_refs_and_queries),
+        cmocka_unit_test(test_limits),
         cmocka_unit_test(test_destroyed_handle_faults),
     };
     return cmocka_run_group_tests_name("cu_texture", tests, setup, NULL);
