@@ -1109,7 +1109,7 @@ uint32_t ptx_check(ptx_module *m, ptx_diags *diags)
         ptx_item *it = &m->items[i];
         if (it->kind == PTX_ITEM_VAR) {
             check_var_decl(&c, it->var, true);
-            if (it->var->init)
+            if (it->var->init && !check_ref_init(&c, it->var))
                 check_init(&c, it->var, it->var->init, 0);
             declare(&c, &c.globals, it->var->name, SYM_VAR, it->var, it->var->loc, -1);
         } else if (it->kind == PTX_ITEM_FUNC) {

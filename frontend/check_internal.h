@@ -27,5 +27,8 @@ void check_pred(checker *c, const ptx_operand *o, role r);
 
 /* check_tex.c: tex, tld4, txq, suld, sust, sured, suq, istypep (others: nothing) */
 void check_texture(checker *c, const ptx_instr *in);
+/* The initializer of a .texref/.samplerref/.surfref variable; false for
+ * other variables (checked as data). */
+bool check_ref_init(checker *c, const ptx_var *v);
 
 #endif

@@ -4,6 +4,8 @@
  * or a .texref/.surfref/.samplerref module variable (a reference). */
 #include "check_internal.h"
 
+#include <string.h>
+
 /* Elements of the coordinate vector for a geometry: the array index and
  * sample number lead; 3-element forms are padded to .v4. */
 static uint32_t coord_count(uint8_t geom)
@@ -211,6 +213,40 @@ static void check_istypep(checker *c, const ptx_instr *in)
     }
     check_pred(c, &in->opds[0], DST);
     check_value(c, &in->opds[1], PTX_TYPE_B64, SRC, false); /* a handle in a register only */
+}
+
+/* .samplerref initializers (texmode_independent): { attribute = value, ... } */
+static const char *const addr_values[] = {"wrap", "clamp_to_edge", "mirror", "clamp_to_border", "clamp_ogl", NULL};
+static const char *const filter_values[] = {"nearest", "linear", NULL};
+
+int ptx_sampler_value(const char *attr, const char *value)
+{
+    bool addr = !strcmp(attr, "addr_mode_0") || !strcmp(attr, "addr_mode_1") || !strcmp(attr, "addr_mode_2");
+    const char *const *list = addr ? addr_values : !strcmp(attr, "filter_mode") ? filter_values : NULL;
+    for (int i = 0; list && value && list[i]; i++)
+        if (!strcmp(list[i], value))
+            return i;
+    return -1;
+}
+
+bool check_ref_init(checker *c, const ptx_var *v)
+{
+    const ptx_init *in = v->init;
+    if (v->type != PTX_TYPE_SAMPLERREF && v->type != PTX_TYPE_TEXREF && v->type != PTX_TYPE_SURFREF)
+        return false;
+    if (v->type != PTX_TYPE_SAMPLERREF || in->kind != PTX_INIT_LIST) {
+        ERR(c, in->loc, "only a .samplerref takes an initializer here ({ addr_mode_0 = wrap, ... })");
+        return true;
+    }
+    for (uint32_t i = 0; i < in->nelems; i++) {
+        const ptx_init *e = in->elems[i], *val = e->kind == PTX_INIT_NAMED ? e->elems[0] : NULL;
+        bool force = e->kind == PTX_INIT_NAMED && !strcmp(e->sym, "force_unnormalized_coords");
+        if (!val || (force ? val->kind != PTX_INIT_INT || val->ival > 1
+                           : val->kind != PTX_INIT_SYM || val->ival || ptx_sampler_value(e->sym, val->sym) < 0))
+            ERR(c, e->loc, "expected addr_mode_0..2 = wrap/mirror/clamp_to_edge/clamp_to_border/clamp_ogl, "
+                           "filter_mode = nearest/linear or force_unnormalized_coords = 0/1");
+    }
+    return true;
 }
 
 void check_texture(checker *c, const ptx_instr *in)

@@ -69,6 +69,10 @@ static void put_init(out *o, const ptx_init *in)
         if (in->ival && in->kind != PTX_INIT_MASK) /* ptxas wants generic(a)+8 */
             put(o, "+%" PRId64, (int64_t)in->ival);
         break;
+    case PTX_INIT_NAMED:
+        put(o, "%s = ", in->sym);
+        put_init(o, in->elems[0]);
+        break;
     case PTX_INIT_LIST:
         put(o, "{");
         for (uint32_t i = 0; i < in->nelems; i++)

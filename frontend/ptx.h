@@ -94,6 +94,7 @@ typedef enum ptx_init_kind {
     PTX_INIT_GENERIC, /* generic(sym) + ival */
     PTX_INIT_MASK,    /* mask(sym + ival): bits of the address selected by mask */
     PTX_INIT_LIST,    /* { elems } */
+    PTX_INIT_NAMED,   /* sym = elems[0]: a .samplerref attribute (addr_mode_0 = wrap) */
 } ptx_init_kind;
 
 typedef struct ptx_init {
@@ -304,6 +305,10 @@ void ptx_diags_print(const ptx_diags *d, const char *filename, const char *src, 
 
 const char *ptx_type_name(ptx_type t);
 uint32_t ptx_type_size(ptx_type t);
+/* A .samplerref attribute's value (check_tex.c): addr_mode_N: 0 wrap,
+ * 1 clamp_to_edge, 2 mirror, 3 clamp_to_border, 4 clamp_ogl; filter_mode:
+ * 0 nearest, 1 linear; -1 when unknown. */
+int ptx_sampler_value(const char *attr, const char *value);
 /* Elements of an instruction's .v2/.v4/.v8 modifier (1 without one). */
 uint32_t ptx_vec_count(const ptx_instr *in);
 char ptx_type_class(ptx_type t); /* 'B','U','S','F','P','O' */

@@ -195,6 +195,11 @@ typedef struct flat_init {
 static void flatten(lw *L, const ptx_var *v, const ptx_init *in, flat_init *fi)
 {
     uint32_t es = ptx_type_size(v->type);
+    if (v->type == PTX_TYPE_SAMPLERREF && fi->size >= 8) { /* the state is the handle (lower_tex.c) */
+        uint64_t bits = lower_sampler_bits(in);
+        memcpy(fi->bytes, &bits, 8);
+        return;
+    }
     if (in->kind == PTX_INIT_LIST) {
         for (uint32_t i = 0; i < in->nelems; i++)
             flatten(L, v, in->elems[i], fi);

@@ -191,6 +191,7 @@ LLVMValueRef lower_int_sat(fn *F, LLVMValueRef a, ptx_type st, ptx_type dt); /* 
 LLVMValueRef int_part(fn *F, LLVMValueRef x, unsigned k, unsigned w, bool sign);
 /* lower_tex.c: texture and surface instructions */
 bool lower_tex(fn *F, const ptx_instr *in, LLVMValueRef mask);
+uint64_t lower_sampler_bits(const ptx_init *in); /* a .samplerref initializer as a handle */
 /* lower_video.c: scalar video instructions */
 bool lower_video(fn *F, const ptx_instr *in, LLVMValueRef mask);
 

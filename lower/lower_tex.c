@@ -240,3 +240,24 @@ bool lower_tex(fn *F, const ptx_instr *in, LLVMValueRef mask)
     }
     return true;
 }
+
+/* A .samplerref initializer as the handle the runtime decodes
+ * (PTXJIT_SAMPLER_TAG): clamp_ogl clamps to the edge like clamp_to_edge. */
+uint64_t lower_sampler_bits(const ptx_init *in)
+{
+    static const uint64_t addr_mode[] = {0 /* wrap */, 1 /* clamp */, 2 /* mirror */, 3 /* border */, 1};
+    uint64_t bits = PTXJIT_SAMPLER_TAG;
+    for (uint32_t i = 0; in->kind == PTX_INIT_LIST && i < in->nelems; i++) {
+        const ptx_init *e = in->elems[i];
+        if (e->kind != PTX_INIT_NAMED)
+            continue;
+        int v = ptx_sampler_value(e->sym, e->elems[0]->sym);
+        if (!strncmp(e->sym, "addr_mode_", 10) && v >= 0)
+            bits |= addr_mode[v] << (3 * (unsigned)(e->sym[10] - '0'));
+        else if (!strcmp(e->sym, "filter_mode") && v >= 0)
+            bits |= (uint64_t)v << PTXJIT_SAMPLER_FILTER_SHIFT;
+        else if (!strcmp(e->sym, "force_unnormalized_coords") && e->elems[0]->ival)
+            bits |= 1ull << PTXJIT_SAMPLER_UNNORMALIZED_SHIFT;
+    }
+    return bits;
+}

@@ -120,26 +120,44 @@ static _Noreturn void bad_handle(const uint32_t *op, uint64_t h)
                    op[PTXJIT_TEXOP_LINE]);
 }
 
+/* An explicit sampler: its address and filter modes over the texture's
+ * state; a module-initialized .samplerref carries them in the handle. */
+static rt_sampler sampler_of(const rt_texture *t, uint64_t h, const uint32_t *op)
+{
+    rt_sampler s = t->s;
+    if (h & PTXJIT_SAMPLER_TAG) {
+        for (int d = 0; d < 3; d++)
+            s.address[d] = (uint32_t)(h >> (3 * d)) & 7;
+        s.filter = (uint32_t)(h >> PTXJIT_SAMPLER_FILTER_SHIFT) & 1;
+        if ((h >> PTXJIT_SAMPLER_UNNORMALIZED_SHIFT) & 1)
+            s.flags &= ~(uint32_t)RT_TEXF_NORMALIZED;
+        return s;
+    }
+    const rt_texture *st = rt_texture_lookup(h, RT_TEXTURE);
+    if (!st)
+        bad_handle(op, h);
+    memcpy(s.address, st->s.address, sizeof s.address);
+    s.filter = st->s.filter;
+    s.flags = (s.flags & ~(uint32_t)RT_TEXF_NORMALIZED) | (st->s.flags & RT_TEXF_NORMALIZED);
+    return s;
+}
+
 static void lane_op(const uint32_t *op, unsigned lane, const uint64_t *handles, const uint64_t *samplers,
                     const uint32_t *args, uint32_t *out)
 {
     uint32_t kind = op[PTXJIT_TEXOP_KIND], res[8] = {0};
     if (kind >= PTXJIT_TEX_ISTYPEP_TEX) {
         uint32_t want = kind == PTXJIT_TEX_ISTYPEP_SURF ? RT_SURFACE : RT_TEXTURE;
-        out[lane] = rt_texture_lookup(handles[lane], want) != NULL;
+        bool tagged = kind == PTXJIT_TEX_ISTYPEP_SAMPLER && (handles[lane] & PTXJIT_SAMPLER_TAG);
+        out[lane] = tagged || rt_texture_lookup(handles[lane], want) != NULL;
         return;
     }
     bool surface = kind >= PTXJIT_TEX_SULD && kind <= PTXJIT_TEX_SUQ;
     const rt_texture *t = rt_texture_lookup(handles[lane], surface ? RT_SURFACE : RT_TEXTURE);
     if (!t)
         bad_handle(op, handles[lane]);
-    const rt_sampler *s = &t->s;
-    if (samplers[lane]) {
-        const rt_texture *st = rt_texture_lookup(samplers[lane], RT_TEXTURE);
-        if (!st)
-            bad_handle(op, samplers[lane]);
-        s = &st->s;
-    }
+    rt_sampler own;
+    const rt_sampler *s = samplers[lane] ? (own = sampler_of(t, samplers[lane], op), &own) : &t->s;
     const uint32_t *coord = &args[PTXJIT_TEXARG_COORD * 32];
     uint32_t c[4], v[8];
     for (unsigned k = 0; k < 4; k++)

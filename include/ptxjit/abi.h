@@ -154,6 +154,13 @@ enum { PTXJIT_SURED_ADD, PTXJIT_SURED_MIN, PTXJIT_SURED_MAX, PTXJIT_SURED_AND, P
 enum { PTXJIT_TEXARG_COORD = 0, PTXJIT_TEXARG_LOD = 4, PTXJIT_TEXARG_DPDX = 5, PTXJIT_TEXARG_DPDY = 8,
        PTXJIT_TEXARG_OFFSET = 11, PTXJIT_TEXARG_VALUE = 14, PTXJIT_TEXARG_COUNT = 22 };
 
+/* A .samplerref variable initialized in the module ({ addr_mode_0 = wrap,
+ * filter_mode = linear, ... }) holds its state in the handle itself: the
+ * tag bit, CUDA address modes in bits 0-2, 3-5 and 6-8, the filter mode in
+ * bit 9 and force_unnormalized_coords in bit 10. */
+#define PTXJIT_SAMPLER_TAG (1ull << 63)
+enum { PTXJIT_SAMPLER_FILTER_SHIFT = 9, PTXJIT_SAMPLER_UNNORMALIZED_SHIFT = 10 };
+
 /* Runtime entry points, resolved by name when code is loaded. */
 #define PTXJIT_RT_ENTRY_POINTS(X)                                                                  \
     X(ptxjit_rt_bar, uint32_t, (ptxjit_cta * cta, uint32_t warp, uint32_t id, uint32_t threads,    \

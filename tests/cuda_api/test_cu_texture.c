@@ -780,6 +780,60 @@ static void test_limits(void **state)
     }
 }
 
+/* texmode_independent: .samplerref variables initialized in the module
+ * ({ addr_mode_0 = wrap, ... }) give a texture object their address and
+ * filter modes; thread t fetches at (t / 8, 0.5) through wrap_nearest and at
+ * (t, 0.5) through border_linear (force_unnormalized_coords).  ptxas
+ * accepts the module. */
+static const char samplers_ptx[] =
+    ".version 8.0\n"
+    ".target sm_80, texmode_independent\n"
+    ".address_size 64\n"
+    ".global .samplerref wrap_nearest = { addr_mode_0 = wrap, addr_mode_1 = clamp_to_edge, filter_mode = nearest };\n"
+    ".global .samplerref border_linear = { addr_mode_0 = clamp_to_border, addr_mode_1 = clamp_to_border, filter_mode = linear, force_unnormalized_coords = 1 };\n"
+    ".visible .entry samp(.param .u64 ptex, .param .u64 pout)\n"
+    "{\n"
+    "  .reg .b64 %rd<8>; .reg .b32 %r<4>; .reg .f32 %f<16>; .reg .pred %p<2>;\n"
+    "  ld.param.u64 %rd1, [ptex]; ld.param.u64 %rd2, [pout];\n"
+    "  mov.u32 %r1, %tid.x; cvt.rn.f32.u32 %f1, %r1;\n"
+    "  mul.f32 %f2, %f1, 0f3E000000;\n"
+    "  mov.f32 %f3, 0f3F000000;\n"
+    "  tex.2d.v4.f32.f32 {%f4, %f5, %f6, %f7}, [%rd1, wrap_nearest, {%f2, %f3}];\n"
+    "  mul.wide.u32 %rd3, %r1, 8; add.s64 %rd4, %rd2, %rd3;\n"
+    "  st.global.f32 [%rd4], %f4;\n"
+    "  tex.2d.v4.f32.f32 {%f8, %f9, %f10, %f11}, [%rd1, border_linear, {%f1, %f3}];\n"
+    "  st.global.f32 [%rd4+4], %f8;\n"
+    "  ret;\n"
+    "}\n"
+;
+
+static void test_sampler_initializers(void **state)
+{
+    (void)state;
+    enum { T = 48 };
+    float img[4] = {1, 2, 3, 4}, out[2 * T];
+    CUarray a = array2d(CU_AD_FORMAT_FLOAT, 1, 4, 1, 0, img, 4);
+    CUtexObject t = texobj(a, CU_TR_ADDRESS_MODE_CLAMP, CU_TR_FILTER_MODE_POINT, CU_TRSF_NORMALIZED_COORDINATES);
+    CUmodule m;
+    CU_OK(cuModuleLoadData(&m, samplers_ptx));
+    CUfunction f;
+    CU_OK(cuModuleGetFunction(&f, m, "samp"));
+    CUdeviceptr d = dalloc(sizeof out);
+    void *args[] = {&t, &d};
+    CU_OK(cuLaunchKernel(f, 1, 1, 1, T, 1, 1, 0, NULL, args, NULL));
+    CU_OK(cuMemcpyDtoH(out, d, sizeof out));
+    for (int k = 0; k < T; k++) {
+        float w0 = ref_tex2d(img, 4, 1, (float)k / 8, 0.5f, CU_TR_ADDRESS_MODE_WRAP, false, true);
+        float w1 = ref_tex2d(img, 4, 1, (float)k, 0.5f, CU_TR_ADDRESS_MODE_BORDER, true, false);
+        if (out[2 * k] != w0 || fabsf(out[2 * k + 1] - w1) > 1e-6f)
+            fail_msg("thread %d: %g %g, want %g %g", k, out[2 * k], out[2 * k + 1], w0, w1);
+    }
+    CU_OK(cuTexObjectDestroy(t));
+    CU_OK(cuArrayDestroy(a));
+    CU_OK(cuMemFree(d));
+    CU_OK(cuModuleUnload(m));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -792,6 +846,7 @@ int main(void)
         cmocka_unit_test(test_copies),
         cmocka_unit_test(test_refs_and_queries),
         cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_sampler_initializers),
         cmocka_unit_test(test_destroyed_handle_faults),
     };
     return cmocka_run_group_tests_name("cu_texture", tests, setup, NULL);
