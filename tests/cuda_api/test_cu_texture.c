@@ -834,6 +834,67 @@ static void test_sampler_initializers(void **state)
     CU_OK(cuModuleUnload(m));
 }
 
+/* Divergent callers (ptxas accepts the module): thread t of 70 (partial
+ * warps) fetches texel t of a 1D texture through a .func when t is odd,
+ * and with a guarded tex when t & 2; the others keep -1. */
+static const char divergent_ptx[] =
+    ".version 8.0\n"
+    ".target sm_80\n"
+    ".address_size 64\n"
+    ".func (.reg .f32 r) fetch(.reg .b64 t, .reg .f32 x)\n"
+    "{\n"
+    "  .reg .f32 %g<4>;\n"
+    "  tex.1d.v4.f32.f32 {r, %g1, %g2, %g3}, [t, {x}];\n"
+    "  ret;\n"
+    "}\n"
+    ".visible .entry div(.param .u64 ptex, .param .u64 pout)\n"
+    "{\n"
+    "  .reg .b64 %rd<6>; .reg .b32 %r<6>; .reg .f32 %f<8>; .reg .pred %p<3>;\n"
+    "  ld.param.u64 %rd1, [ptex]; ld.param.u64 %rd2, [pout];\n"
+    "  mov.u32 %r1, %tid.x; cvt.rn.f32.u32 %f1, %r1; add.f32 %f1, %f1, 0f3F000000;\n"
+    "  mul.wide.u32 %rd3, %r1, 8; add.s64 %rd4, %rd2, %rd3;\n"
+    "  mov.f32 %f2, 0fBF800000; mov.f32 %f3, 0fBF800000;\n"
+    "  and.b32 %r2, %r1, 1; setp.eq.u32 %p1, %r2, 1;\n"
+    "  @!%p1 bra $SKIP;\n"
+    "  call (%f2), fetch, (%rd1, %f1);\n"
+    "$SKIP:\n"
+    "  and.b32 %r3, %r1, 2; setp.eq.u32 %p2, %r3, 2;\n"
+    "  @%p2 tex.1d.v4.f32.f32 {%f3, %f4, %f5, %f6}, [%rd1, {%f1}];\n"
+    "  st.global.v2.f32 [%rd4], {%f2, %f3};\n"
+    "  ret;\n"
+    "}\n"
+;
+
+static void test_divergent_fetches(void **state)
+{
+    (void)state;
+    enum { T = 70 };
+    float img[T], out[2 * T];
+    for (int k = 0; k < T; k++)
+        img[k] = (float)(2 * k + 1);
+    CUDA_ARRAY3D_DESCRIPTOR d = {T, 0, 0, CU_AD_FORMAT_FLOAT, 1, 0};
+    CUarray a;
+    CU_OK(cuArray3DCreate(&a, &d));
+    CU_OK(cuMemcpyHtoA(a, 0, img, sizeof img));
+    CUtexObject t = texobj(a, CU_TR_ADDRESS_MODE_CLAMP, CU_TR_FILTER_MODE_POINT, 0);
+    CUmodule m;
+    CU_OK(cuModuleLoadData(&m, divergent_ptx));
+    CUfunction f;
+    CU_OK(cuModuleGetFunction(&f, m, "div"));
+    CUdeviceptr dout = dalloc(sizeof out);
+    void *args[] = {&t, &dout};
+    CU_OK(cuLaunchKernel(f, 1, 1, 1, T, 1, 1, 0, NULL, args, NULL));
+    CU_OK(cuMemcpyDtoH(out, dout, sizeof out));
+    for (int k = 0; k < T; k++) {
+        assert_true(out[2 * k] == ((k & 1) ? img[k] : -1.0f));
+        assert_true(out[2 * k + 1] == ((k & 2) ? img[k] : -1.0f));
+    }
+    CU_OK(cuTexObjectDestroy(t));
+    CU_OK(cuArrayDestroy(a));
+    CU_OK(cuMemFree(dout));
+    CU_OK(cuModuleUnload(m));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -847,6 +908,7 @@ int main(void)
         cmocka_unit_test(test_refs_and_queries),
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_sampler_initializers),
+        cmocka_unit_test(test_divergent_fetches),
         cmocka_unit_test(test_destroyed_handle_faults),
     };
     return cmocka_run_group_tests_name("cu_texture", tests, setup, NULL);
