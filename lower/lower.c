@@ -557,7 +557,9 @@ static void lower_body(fn *F)
     partition(F);
     analyze_liveness(F);
     analyze_block_liveness(F);
+    analyze_forwarding(F);
     analyze_remat(F);
+    prune_forwarding(F);
     uint32_t cur = UINT32_MAX;
     const ptx_stmt *last = NULL;
     for (uint32_t i = 0; i <= f->nbody; i++) {
@@ -579,8 +581,12 @@ static void lower_body(fn *F)
             if (!last && F->park_block[b])
                 arrive_sync_point(F, s->instr);
             last = s;
-            if (!is_terminator(s))
+            if (!is_terminator(s)) {
                 lower_instr(F, s->instr);
+                const ptx_instr *copy = forward_copy(F, s->instr);
+                if (copy)
+                    lower_instr(F, copy);
+            }
         } else if (s->kind == PTX_STMT_VAR) {
             lower_local_decl(F, s->var);
         }

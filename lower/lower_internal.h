@@ -96,6 +96,10 @@ typedef struct fn {
     uint32_t nwaits;
     uint64_t *live_in;           /* resumable: registers live into each block (lower_live.c) */
     uint32_t live_words;         /* 64-bit words per block in live_in */
+    ptrmap fwd_read;             /* operand* -> the copy's operand it reads (lower_forward.c) */
+    ptrmap fwd_copy;             /* ptx_instr* -> its copy */
+    void **fwd_owned;            /* the copies' allocations */
+    uint32_t nfwd_owned;
     LLVMValueRef tex_buf;        /* staging buffer of the texture calls (lower_tex.c), lazily */
 } fn;
 
@@ -247,6 +251,18 @@ void order_blocks(fn *F);
 /* lower.c: blocks start at labels, after terminators, and where split[stmt] */
 void split_blocks(fn *F, const uint8_t *split);
 
+/* Register operands: a register (not a variable), its element count
+ * (%r<N> families, vector registers) and the element an operand names. */
+static inline bool is_reg_opd(const ptx_operand *o)
+{
+    return o->kind == PTX_OPD_NAME && o->var && o->var->space == PTX_SP_REG;
+}
+static inline uint32_t reg_elems(const ptx_var *v) { return (v->nreg ? v->nreg : 1) * (v->vec ? v->vec : 1); }
+static inline uint32_t reg_elem(const ptx_operand *o)
+{
+    return o->reg_index * (o->var->vec ? o->var->vec : 1) + (o->comp ? o->comp - 1 : 0);
+}
+
 /* lower_live.c */
 void analyze_liveness(fn *F);
 bool reg_needs_blend(fn *F, const ptx_var *v, uint32_t elem);
@@ -262,6 +278,17 @@ bool reg_live_in(fn *F, uint32_t block, const ptx_var *v, uint32_t elem);
 void analyze_remat(fn *F);
 bool reg_is_remat(fn *F, const ptx_var *v, uint32_t elem);
 bool instr_defines_remat(fn *F, const ptx_instr *in);
+bool instr_writes_opaque(const ptx_instr *in); /* operand 0 may be read and written */
+bool pure_def(fn *F, const ptx_instr *in);    /* depends on its operands only */
+void reg_add_copy(fn *F, const ptx_var *copy, const ptx_instr *def, const ptx_var *orig, uint32_t elem);
+uint32_t block_successors(fn *F, uint32_t b, const ptx_instr *last, uint32_t *out, uint32_t max);
+
+/* lower_forward.c: a read with one reaching definition reads a copy of it */
+void analyze_forwarding(fn *F); /* after analyze_block_liveness, before analyze_remat */
+void prune_forwarding(fn *F);   /* after analyze_remat */
+const ptx_operand *forwarded(fn *F, const ptx_operand *o);  /* the register o reads */
+const ptx_instr *forward_copy(fn *F, const ptx_instr *in);  /* lowered right after in, or NULL */
+void forwarding_free(fn *F);
 void lower_instr(fn *F, const ptx_instr *in); /* lower.c */
 
 /* lower_nan.c: where f32 NaN payloads can be seen (run by analyze_liveness) */

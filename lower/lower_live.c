@@ -50,17 +50,6 @@ static reg_info *info_of(fn *F, const ptx_var *v)
     return ri;
 }
 
-static bool is_reg(const ptx_operand *o)
-{
-    return o->kind == PTX_OPD_NAME && o->var && o->var->space == PTX_SP_REG;
-}
-
-static uint32_t elem_of(const ptx_operand *o)
-{
-    uint32_t vec = o->var->vec ? o->var->vec : 1;
-    return o->reg_index * vec + (o->comp ? o->comp - 1 : 0);
-}
-
 typedef enum role { ROLE_USE, ROLE_DEF, ROLE_UNKNOWN } role;
 
 /* The role of operand 0.  When unsure, ROLE_UNKNOWN: the register is then
@@ -94,9 +83,9 @@ typedef enum visit { V_USE, V_DEF, V_PARTIAL_DEF, V_OPAQUE } visit;
 /* Applies one access to every register in o (vectors, pairs, addresses). */
 static void touch(fn *F, const ptx_operand *o, uint32_t block, visit how, const ptx_instr *in)
 {
-    if (is_reg(o)) {
+    if (is_reg_opd(o)) {
         reg_info *ri = info_of(F, o->var);
-        uint32_t k = elem_of(o);
+        uint32_t k = reg_elem(o);
         if (k >= ri->n)
             return;
         bool read = how == V_USE || how == V_PARTIAL_DEF || how == V_OPAQUE;
@@ -154,9 +143,9 @@ static bool opd_uniform(fn *F, const ptx_operand *o)
             return false;
         }
     case PTX_OPD_NAME:
-        if (is_reg(o)) {
+        if (is_reg_opd(o)) {
             reg_info *ri = ptrmap_get(&F->live, o->var);
-            uint32_t k = elem_of(o);
+            uint32_t k = reg_elem(o);
             return ri && k < ri->n && ri->uniform[k];
         }
         if (o->func)
@@ -208,6 +197,17 @@ static bool pure_def_over(fn *F, const ptx_instr *in, bool (*ok)(fn *, const ptx
         if (!ok(F, &in->opds[i]))
             return false;
     return true;
+}
+
+static bool any_opd(fn *F, const ptx_operand *o)
+{
+    (void)F, (void)o;
+    return true;
+}
+
+bool pure_def(fn *F, const ptx_instr *in)
+{
+    return pure_def_over(F, in, any_opd);
 }
 
 static bool def_uniform(fn *F, const ptx_instr *in)
@@ -297,6 +297,7 @@ void liveness_free(fn *F)
         }
     ptrmap_free(&F->live);
     nan_free(F);
+    forwarding_free(F);
 }
 
 /* For lowerings that can use one value for the whole warp (shfl's lane
@@ -311,6 +312,11 @@ bool instr_defines_first(const ptx_instr *in)
     return first_role(in) == ROLE_DEF;
 }
 
+bool instr_writes_opaque(const ptx_instr *in)
+{
+    return first_role(in) == ROLE_UNKNOWN;
+}
+
 /* ---- liveness per block ----
  * What a resumable kernel's waiting warp must save: the registers live
  * into the blocks its lanes continue at.  Classic backward dataflow over
@@ -321,9 +327,9 @@ static bool has_bit(const uint64_t *s, uint32_t i) { return s[i / 64] >> (i % 64
 
 static void gen_kill(fn *F, const ptx_operand *o, visit how, uint64_t *gen, uint64_t *kill)
 {
-    if (is_reg(o)) {
+    if (is_reg_opd(o)) {
         reg_info *ri = info_of(F, o->var);
-        uint32_t k = elem_of(o);
+        uint32_t k = reg_elem(o);
         if (k < ri->n) {
             uint32_t bit = ri->base + k;
             if (how != V_DEF && !has_bit(kill, bit))
@@ -351,7 +357,7 @@ static void instr_gen_kill(fn *F, const ptx_instr *in, uint64_t *gen, uint64_t *
 }
 
 /* Successors of each block in the lowered numbering (at most 2 + brx targets). */
-static uint32_t block_successors(fn *F, uint32_t b, const ptx_instr *last, uint32_t *out, uint32_t max)
+uint32_t block_successors(fn *F, uint32_t b, const ptx_instr *last, uint32_t *out, uint32_t max)
 {
     uint32_t n = 0;
     ptx_opcode op = last ? last->op : PTX_OP_NONE;
@@ -429,6 +435,7 @@ bool reg_live_in(fn *F, uint32_t block, const ptx_var *v, uint32_t elem)
 
 static bool remat_opd(fn *F, const ptx_operand *o)
 {
+    o = forwarded(F, o);
     if (o->kind == PTX_OPD_SREG)
         switch (o->sreg) {
         case PTX_SREG_TID: case PTX_SREG_LANEID: case PTX_SREG_LANEMASK_EQ: case PTX_SREG_LANEMASK_LT:
@@ -437,9 +444,9 @@ static bool remat_opd(fn *F, const ptx_operand *o)
         default:
             break;
         }
-    if (is_reg(o)) {
+    if (is_reg_opd(o)) {
         reg_info *ri = ptrmap_get(&F->live, o->var);
-        uint32_t k = elem_of(o);
+        uint32_t k = reg_elem(o);
         return ri && k < ri->n && ri->remat[k];
     }
     return opd_uniform(F, o);
@@ -455,6 +462,17 @@ void analyze_remat(fn *F)
     settle_single_defs(F, remat_flags, def_remat);
 }
 
+/* A private register written by a copy of `def` (lower_forward.c): one
+ * definition, live where the original element is. */
+void reg_add_copy(fn *F, const ptx_var *copy, const ptx_instr *def, const ptx_var *orig, uint32_t elem)
+{
+    reg_info *o = ptrmap_get(&F->live, orig), *ri = info_of(F, copy);
+    ri->ndefs[0] = 1;
+    ri->def[0] = def;
+    ri->exposed[0] = 1;
+    ri->base = o ? o->base + elem : 0;
+}
+
 bool reg_is_remat(fn *F, const ptx_var *v, uint32_t elem)
 {
     reg_info *ri = ptrmap_get(&F->live, v);
@@ -465,6 +483,6 @@ bool reg_is_remat(fn *F, const ptx_var *v, uint32_t elem)
 bool instr_defines_remat(fn *F, const ptx_instr *in)
 {
     const ptx_operand *d = in->nopds ? &in->opds[0] : NULL;
-    return d && is_reg(d) && reg_is_remat(F, d->var, elem_of(d)) && ptrmap_get(&F->live, d->var) &&
-           ((reg_info *)ptrmap_get(&F->live, d->var))->def[elem_of(d)] == in;
+    return d && is_reg_opd(d) && reg_is_remat(F, d->var, reg_elem(d)) && ptrmap_get(&F->live, d->var) &&
+           ((reg_info *)ptrmap_get(&F->live, d->var))->def[reg_elem(d)] == in;
 }

@@ -20,25 +20,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool is_reg(const ptx_operand *o)
-{
-    return o->kind == PTX_OPD_NAME && o->var && o->var->space == PTX_SP_REG;
-}
-
-static uint32_t elems_of(const ptx_var *v) { return (v->nreg ? v->nreg : 1) * (v->vec ? v->vec : 1); }
-
-static uint32_t elem_of(const ptx_operand *o)
-{
-    uint32_t vec = o->var->vec ? o->var->vec : 1;
-    return o->reg_index * vec + (o->comp ? o->comp - 1 : 0);
-}
-
 /* The flags of o's register (1: the NaN bits are never seen), created
  * all unseen. */
 static uint8_t *flag_of(fn *F, const ptx_operand *o)
 {
     uint8_t *fl = ptrmap_get(&F->nan, o->var);
-    uint32_t n = elems_of(o->var), k = elem_of(o);
+    uint32_t n = reg_elems(o->var), k = reg_elem(o);
     if (!fl) {
         fl = malloc(n);
         if (!fl)
@@ -52,7 +39,7 @@ static uint8_t *flag_of(fn *F, const ptx_operand *o)
 /* Creates the (unseen) flags of every register in o. */
 static void enter(fn *F, const ptx_operand *o)
 {
-    if (is_reg(o))
+    if (is_reg_opd(o))
         flag_of(F, o);
     for (uint32_t i = 0; i < o->nelems; i++)
         enter(F, &o->elems[i]);
@@ -62,7 +49,7 @@ static void enter(fn *F, const ptx_operand *o)
 static bool see(fn *F, const ptx_operand *o)
 {
     bool changed = false;
-    if (is_reg(o)) {
+    if (is_reg_opd(o)) {
         uint8_t *f = flag_of(F, o);
         changed = f && *f;
         if (f)
@@ -151,10 +138,10 @@ static bool scan_reads(fn *F, const ptx_instr *in)
     bool changed = false;
     for (uint32_t i = writes_first(in) ? 1 : 0; i < in->nopds; i++) {
         const ptx_operand *o = &in->opds[i], *to = NULL;
-        nan_read r = is_reg(o) ? read_kind(in, i, &to) : READ_SEES;
+        nan_read r = is_reg_opd(o) ? read_kind(in, i, &to) : READ_SEES;
         if (r == READ_BLIND)
             continue;
-        if (r == READ_MOVES && is_reg(to)) {
+        if (r == READ_MOVES && is_reg_opd(to)) {
             uint8_t *f = flag_of(F, to);
             if (f && *f)
                 continue;
@@ -170,7 +157,7 @@ void analyze_nan(fn *F)
     for (uint32_t i = 0; i < f->nrets + f->nparams; i++) {
         const ptx_var *v = i < f->nrets ? f->rets[i] : f->params[i - f->nrets];
         if (v->space == PTX_SP_REG) {
-            uint8_t *fl = calloc(elems_of(v), 1);
+            uint8_t *fl = calloc(reg_elems(v), 1);
             if (!fl)
                 abort();
             ptrmap_put(&F->nan, v, fl);
@@ -190,11 +177,11 @@ void analyze_nan(fn *F)
 
 bool nan_bits_unseen(fn *F, const ptx_operand *d)
 {
-    if (!is_reg(d))
+    if (!is_reg_opd(d))
         return false;
     const uint8_t *fl = ptrmap_get(&F->nan, d->var);
-    uint32_t k = elem_of(d);
-    return fl && k < elems_of(d->var) && fl[k];
+    uint32_t k = reg_elem(d);
+    return fl && k < reg_elems(d->var) && fl[k];
 }
 
 void nan_free(fn *F)

@@ -242,11 +242,16 @@ static void rematerialize(fn *F)
 {
     const ptx_func *f = F->f;
     LLVMValueRef all = LLVMConstAllOnes(vec_of(F->L->i1));
-    for (uint32_t i = 0; i < f->nbody; i++)
-        if (f->body[i].kind == PTX_STMT_INSTR && instr_defines_remat(F, f->body[i].instr)) {
-            F->mask = all;
-            lower_instr(F, f->body[i].instr);
-        }
+    for (uint32_t i = 0; i < f->nbody; i++) {
+        if (f->body[i].kind != PTX_STMT_INSTR)
+            continue;
+        const ptx_instr *in = f->body[i].instr, *copy = forward_copy(F, in);
+        F->mask = all;
+        if (instr_defines_remat(F, in))
+            lower_instr(F, in);
+        if (copy)
+            lower_instr(F, copy);
+    }
 }
 
 /* bar.red's destination gets the runtime's result after the wait. */

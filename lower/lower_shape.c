@@ -93,6 +93,7 @@ typedef struct shape {
     enum { S_UNKNOWN, S_KNOWN, S_PENDING } state; /* pending: a phi being analyzed */
     bool hyp;                /* pending with offsets assumed (its first incoming value's) */
     bool cyc;                /* a phi or reload reached only from its own cycle: settled at the end */
+    bool lanes;              /* holds for the access's lanes only (a register written under a mask) */
     LLVMValueRef v;
     unsigned bits;
     int64_t off[W];
@@ -194,6 +195,7 @@ static bool combine(analysis *A, shape *s, LLVMValueRef x, LLVMValueRef y, int s
     shape *a = analyze(A, x), *b = analyze(A, y);
     if (!usable(a) || !usable(b) || !merge_guards(s, a) || !merge_guards(s, b))
         return false;
+    s->lanes |= a->lanes || b->lanes;
     for (unsigned l = 0; l < W; l++)
         s->off[l] = wrap(a->off[l] + sign * b->off[l], s->bits);
     return true;
@@ -204,6 +206,7 @@ static bool scale(analysis *A, shape *s, LLVMValueRef x, int64_t k)
     shape *a = analyze(A, x);
     if (!usable(a) || !merge_guards(s, a))
         return false;
+    s->lanes |= a->lanes;
     for (unsigned l = 0; l < W; l++)
         s->off[l] = wrap((int64_t)((uint64_t)a->off[l] * (uint64_t)k), s->bits);
     return true;
@@ -216,6 +219,7 @@ static bool widen(analysis *A, shape *s, LLVMValueRef x, bool is_signed)
     shape *a = analyze(A, x);
     if (!usable(a) || !merge_guards(s, a) || s->ng == MAX_GUARDS)
         return false;
+    s->lanes |= a->lanes;
     int64_t lo = 0, hi = 0;
     for (unsigned l = 0; l < W; l++) {
         s->off[l] = a->off[l];
@@ -258,7 +262,10 @@ static bool phi_shape(analysis *A, shape *s, LLVMValueRef v)
             continue; /* a phi of the same cycle: it holds what the cycle's other values hold */
         if (!usable(a) || a->ng) { /* guards inside loops: kept simple */
             ok = false;
-        } else if (!s->hyp) {
+            continue;
+        }
+        s->lanes |= a->lanes;
+        if (!s->hyp) {
             memcpy(s->off, a->off, sizeof s->off);
             s->hyp = true;
         } else {
@@ -330,6 +337,7 @@ static bool reload_shape(analysis *A, shape *s, LLVMValueRef v)
     }
     if (!usable(a) || a->ng)
         return false;
+    s->lanes |= a->lanes;
     memcpy(s->off, a->off, sizeof s->off);
     return true;
 }
@@ -363,6 +371,7 @@ static bool analyze_inst(analysis *A, shape *s, LLVMValueRef v)
         shape *a = analyze(A, o0);
         if (!usable(a) || !merge_guards(s, a))
             return false;
+        s->lanes |= a->lanes;
         for (unsigned l = 0; l < W; l++)
             s->off[l] = wrap(a->off[l], s->bits);
         return true;
@@ -375,6 +384,7 @@ static bool analyze_inst(analysis *A, shape *s, LLVMValueRef v)
         if (!mask_within(A->mask, o0))
             return false;
         A->masked = true;
+        s->lanes = true;
         return combine(A, s, LLVMGetOperand(v, 1), LLVMConstNull(LLVMTypeOf(v)), 1);
     default:
         return false;
@@ -407,7 +417,7 @@ static void resolve(analysis *A, unsigned from)
 {
     enum { MAXSRC = 1024 };
     LLVMValueRef src[MAXSRC];
-    bool ok = true;
+    bool ok = true, lanes = false;
     for (bool changed = true; ok && changed;) {
         changed = false;
         for (unsigned i = from; ok && i < A->nlog; i++) {
@@ -425,6 +435,8 @@ static void resolve(analysis *A, unsigned from)
                     u->state = S_KNOWN;
                     changed = true;
                 }
+                if (ok && a->lanes && !u->lanes)
+                    lanes = true; /* what was built on u may not know: all of it holds for the lanes only */
             }
         }
     }
@@ -443,6 +455,8 @@ static void resolve(analysis *A, unsigned from)
     }
     for (unsigned i = from; !ok && i < A->nlog; i++)
         A->log[i]->state = S_UNKNOWN;
+    for (unsigned i = from; lanes && i < A->nlog; i++)
+        A->log[i]->lanes = true;
 }
 
 static shape *analyze(analysis *A, LLVMValueRef v)
@@ -484,6 +498,8 @@ static shape *analyze(analysis *A, LLVMValueRef v)
     bool assumable = LLVMIsAPHINode(v) || LLVMIsALoadInst(v);
     for (unsigned i = mark; !ok && assumable && i < A->nlog; i++)
         A->log[i]->state = S_UNKNOWN;
+    for (unsigned i = mark; ok && assumable && s->lanes && i < A->nlog; i++)
+        A->log[i]->lanes = true; /* built while this value's lanes were not yet known */
     if (!A->depth)
         resolve(A, mark - 1);
     return s;
@@ -493,7 +509,8 @@ static shape *analyze(analysis *A, LLVMValueRef v)
 
 /* Lane 0's value as the shape has it: lane f's minus f's offset.  f is the
  * access's first active lane, whose value holds the shape even where the
- * others' were left over from other blocks (lowest_lane). */
+ * others' were left over from other blocks (lowest_lane); lane 0 itself
+ * when the shape holds for every lane (no stack round trip to index). */
 static LLVMValueRef lane0_value(lw *L, LLVMValueRef v, const int64_t *off, unsigned bits, LLVMValueRef f)
 {
     LLVMTypeRef t = LLVMIntTypeInContext(L->ctx, bits);
@@ -505,9 +522,14 @@ static LLVMValueRef lane0_value(lw *L, LLVMValueRef v, const int64_t *off, unsig
 }
 
 /* The guard condition of a known shape: no widened lane wraps. */
+static LLVMValueRef shape_lane(lw *L, const shape *s, LLVMValueRef mask)
+{
+    return s->lanes ? lowest_lane(L, mask) : const_i32(L, 0);
+}
+
 static LLVMValueRef guard_cond(lw *L, const shape *s, LLVMValueRef mask)
 {
-    LLVMValueRef ok = LLVMConstInt(L->i1, 1, false), f = lowest_lane(L, mask);
+    LLVMValueRef ok = LLVMConstInt(L->i1, 1, false), f = shape_lane(L, s, mask);
     for (unsigned i = 0; i < s->ng; i++) {
         const guard *g = &s->g[i];
         LLVMTypeRef t = LLVMIntTypeInContext(L->ctx, g->bits);
@@ -627,7 +649,7 @@ static LLVMValueRef known_load(lw *L, const shape *s, LLVMValueRef addrs, LLVMVa
     }
     /* runs over the same addresses (a row read by two rows of lanes) load
      * once, under the union of their lanes */
-    LLVMValueRef base = lane0_value(L, addrs, s->off, 64, lowest_lane(L, mask));
+    LLVMValueRef base = lane0_value(L, addrs, s->off, 64, shape_lane(L, s, mask));
     LLVMValueRef acc = LLVMGetPoison(vt), parts[MAX_RUNS];
     for (unsigned i = 0; i < nr; i++) {
         unsigned j = 0;
@@ -665,7 +687,7 @@ static void known_store(lw *L, const shape *s, LLVMValueRef val, LLVMValueRef ad
         call_intrinsic(L, "llvm.masked.scatter", t, 2, a, 4);
         return;
     }
-    LLVMValueRef base = lane0_value(L, addrs, s->off, 64, lowest_lane(L, mask));
+    LLVMValueRef base = lane0_value(L, addrs, s->off, 64, shape_lane(L, s, mask));
     for (unsigned i = 0; i < nr; i++) {
         LLVMValueRef part = lane_range_mask(L, val, r[i].first, r[i].n);
         LLVMTypeRef t[2] = {LLVMTypeOf(part), L->ptr};

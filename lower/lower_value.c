@@ -137,7 +137,7 @@ LLVMValueRef read_opd(fn *F, const ptx_operand *o, ptx_type t, bool sign_extend)
     }
     case PTX_OPD_NAME:
         if (o->var && o->var->space == PTX_SP_REG) {
-            reg_slot *s = slot_of(F, o);
+            reg_slot *s = slot_of(F, forwarded(F, o));
             LLVMValueRef v = LLVMBuildLoad2(L->b, s->type, s->alloca, "");
             if (s->uniform)
                 v = splat(L, v);

@@ -5,7 +5,7 @@
  * addresses whose lane pattern is known at compile time (a 16x16 block's
  * rows: a broadcast per row, one run of 16 read twice, runs stored at two
  * offsets) under full and partial masks, in 1D/2D/3D blocks whose sizes are
- * not multiples of 32.  Each kernel runs with code specialized for its
+ * not multiples of 32, and registers reused with several definitions.  Each kernel runs with code specialized for its
  * block shape and with the generic code (PTXJIT_SPECIALIZE). */
 #include <math.h>
 #include <setjmp.h>
@@ -104,6 +104,35 @@ static const char tile_src[] = HEADER
     "  mov.u32 %r4, %ntid.x; mov.u32 %r5, %ntid.y; mad.lo.s32 %r6, %r3, %r5, %r2; mad.lo.s32 %r6, %r6, %r4, %r1;\n"
     "  mad.lo.s32 %r7, %r2, 100, %r1; mad.lo.s32 %r7, %r3, 10000, %r7;\n"
     "  mul.wide.u32 %rd2, %r6, 4; add.s64 %rd3, %rd1, %rd2; st.global.u32 [%rd3], %r7;\n"
+    "  ret;\n}\n";
+
+/* Registers nvcc reuses (lower_forward.c): %r2 is %tid.x, then a loop
+ * variable (tid + 5 i), then %tid.x again; addresses computed from its
+ * first value are read across barriers; %r7 has two definitions reaching
+ * one read; after the loop two definitions of %r2 reach its read.  For
+ * thread t of T: out[t] = sum over i < n of (((t + 1) % T + 5 i) + r7(t))
+ * + (n ? t + 5 n : t), r7(t) = 3 t for odd t, 7 for even t; odd threads
+ * reach the loop's first barrier through another barrier instruction. */
+static const char reuse_src[] = HEADER
+    ".visible .entry reused(.param .u64 out, .param .u32 n)\n{\n"
+    "  .reg .pred %p<6>; .reg .b32 %r<24>; .reg .b64 %rd<8>;\n"
+    "  .shared .align 4 .b8 tile[4096];\n"
+    "  ld.param.u64 %rd1, [out]; ld.param.u32 %r1, [n]; mov.u32 %r15, %ntid.x;\n"
+    "  mov.u32 %r2, %tid.x; shl.b32 %r3, %r2, 2; mov.u32 %r4, tile; add.s32 %r5, %r4, %r3;\n"
+    "  add.s32 %r14, %r2, 1; rem.u32 %r14, %r14, %r15; shl.b32 %r16, %r14, 2; add.s32 %r11, %r4, %r16;\n"
+    "  and.b32 %r6, %r2, 1; setp.eq.u32 %p1, %r6, 0; @%p1 bra EVEN;\n"
+    "  mul.lo.u32 %r7, %r2, 3; bra J;\n"
+    "EVEN:\n  mov.u32 %r7, 7;\n"
+    "J:\n  mov.u32 %r8, 0; mov.u32 %r9, 0; setp.eq.u32 %p2, %r1, 0; @%p2 bra DONE;\n"
+    "LOOP:\n"
+    "  st.shared.u32 [%r5], %r2; @%p1 bra BEVEN;\n"
+    "  bar.sync 0; bra READ;\n"
+    "BEVEN:\n  bar.sync 0;\n"
+    "READ:\n  ld.shared.u32 %r12, [%r11]; add.s32 %r8, %r8, %r12; add.s32 %r8, %r8, %r7;\n"
+    "  bar.sync 0; add.s32 %r2, %r2, 5;\n"
+    "  add.s32 %r9, %r9, 1; setp.lt.u32 %p3, %r9, %r1; @%p3 bra LOOP;\n"
+    "DONE:\n  add.s32 %r8, %r8, %r2; mov.u32 %r2, %tid.x;\n"
+    "  mul.wide.u32 %rd2, %r2, 4; add.s64 %rd3, %rd1, %rd2; st.global.u32 [%rd3], %r8;\n"
     "  ret;\n}\n";
 
 static ptxjit_ctx *ctx;
@@ -247,6 +276,28 @@ static void test_tid_in_block_shapes(void **state)
     ptxjit_module_unload(m);
 }
 
+static void test_reused_registers(void **state)
+{
+    (void)state;
+    ptxjit_module *m;
+    const ptxjit_kernel *k = kernel(reuse_src, "reused", &m);
+    static const uint32_t sizes[] = {256, 100, 33};
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+        for (uint32_t n = 0; n < 4; n++) {
+            uint32_t T = sizes[s], out[256];
+            struct { uint32_t *out; uint32_t n; } p = {out, n};
+            run(k, 3, T, 1, 1, &p);
+            for (uint32_t t = 0; t < T; t++) {
+                uint32_t r7 = t % 2 ? 3 * t : 7, want = n ? t + 5 * n : t;
+                for (uint32_t i = 0; i < n; i++)
+                    want += (t + 1) % T + 5 * i + r7;
+                if (out[t] != want)
+                    fail_msg("T %u n %u: thread %u wrote %u, want %u", T, n, t, out[t], want);
+            }
+        }
+    ptxjit_module_unload(m);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -270,6 +321,7 @@ int main(void)
         cmocka_unit_test(test_local_memory_falls_back_to_fibers),
         cmocka_unit_test(test_tile_rows),
         cmocka_unit_test(test_tid_in_block_shapes),
+        cmocka_unit_test(test_reused_registers),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
