@@ -74,6 +74,16 @@ static void check_vector(checker *c, const ptx_operand *o, uint32_t n, ptx_type 
         check_value(c, &o->elems[i], t, r, relaxed);
 }
 
+/* A tex/tld4 destination: the vector, or {d...}|p with the residency predicate. */
+static void check_tex_dest(checker *c, const ptx_operand *o, uint32_t n, ptx_type t)
+{
+    if (o->kind == PTX_OPD_PAIR) {
+        check_pred(c, &o->elems[1], DST);
+        o = &o->elems[0];
+    }
+    check_vector(c, o, n, t, DST, false, "the destination");
+}
+
 /* tex{.base,.level,.grad}.geom.v4.dtype.ctype d, [a, {b,} c] {, lod | dPdx, dPdy} {, e} {, f} */
 static void check_tex(checker *c, const ptx_instr *in)
 {
@@ -90,7 +100,7 @@ static void check_tex(checker *c, const ptx_instr *in)
         ERR(c, in->loc, "cube textures take .f32 coordinates");
     if ((geom == PTX_GEOM_2DMS || geom == PTX_GEOM_A2DMS) && (ct != PTX_TYPE_S32 || mode))
         ERR(c, in->loc, "multi-sample textures take .s32 coordinates and no level of detail");
-    check_vector(c, &in->opds[0], ptx_vec_count(in), dt, DST, false, "the destination");
+    check_tex_dest(c, &in->opds[0], ptx_vec_count(in), dt);
     check_tex_address(c, in, &in->opds[1], ct, false);
     uint32_t k = 2, ng = geom == PTX_GEOM_1D || geom == PTX_GEOM_A1D ? 1 : geom == PTX_GEOM_2D || geom == PTX_GEOM_A2D ? 2 : 4;
     if (mode == PTX_TEXMODE_LEVEL) {
@@ -125,7 +135,7 @@ static void check_tld4(checker *c, const ptx_instr *in)
         ERR(c, in->loc, "expected tld4.{r,g,b,a}.{2d,a2d,cube,acube}.v4.{u32,s32,f32}.f32");
         return;
     }
-    check_vector(c, &in->opds[0], 4, dt, DST, false, "the destination");
+    check_tex_dest(c, &in->opds[0], 4, dt);
     check_tex_address(c, in, &in->opds[1], PTX_TYPE_F32, false);
     uint32_t k = 2;
     if (k < in->nopds && in->opds[k].kind == PTX_OPD_VEC)

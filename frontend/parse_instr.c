@@ -189,8 +189,19 @@ bool parse_operand(parser *p, ptx_operand *o, bool in_call)
     }
     if (is_punct(t, '['))
         return parse_address(p, o);
-    if (is_punct(t, '{'))
-        return parse_group(p, o, '}', in_call);
+    if (is_punct(t, '{')) {
+        if (!parse_group(p, o, '}', in_call))
+            return false;
+        if (!is_punct(peek(p), '|') || peek_at(p, 1)->kind != T_IDENT)
+            return true;
+        /* {d...}|p: tex and tld4's texel-residency predicate */
+        ptx_operand pair[2] = {*o, {.loc = peek_at(p, 1)->loc, .label = -1}};
+        next_tok(p);
+        if (!parse_name_operand(p, &pair[1]))
+            return false;
+        *o = (ptx_operand){.kind = PTX_OPD_PAIR, .loc = pair[0].loc, .label = -1, .nelems = 2};
+        return (o->elems = new_elems(p, pair, 2)) != NULL;
+    }
     if (in_call && is_punct(t, '('))
         return parse_group(p, o, ')', in_call);
     if (t->kind == T_IDENT && !tok_is(t, T_IDENT, "WARP_SZ")) {

@@ -235,6 +235,9 @@ bool lower_tex(fn *F, const ptx_instr *in, LLVMValueRef mask)
         write_reg(F, &in->opds[0], p, PTX_TYPE_PRED, false, mask);
     } else if (in->op == PTX_OP_SULD) {
         write_results(F, &in->opds[0], ptx_type_size(t0), t0, mask);
+    } else if (in->opds[0].kind == PTX_OPD_PAIR) { /* {d}|p: arrays are never sparse: resident */
+        write_results(F, &in->opds[0].elems[0], 4, PTX_TYPE_B32, mask);
+        write_reg(F, &in->opds[0].elems[1], splat(L, LLVMConstInt(L->i1, 1, false)), PTX_TYPE_PRED, false, mask);
     } else {
         write_results(F, &in->opds[0], 4, PTX_TYPE_B32, mask);
     }

@@ -835,8 +835,9 @@ static void test_sampler_initializers(void **state)
 }
 
 /* Divergent callers (ptxas accepts the module): thread t of 70 (partial
- * warps) fetches texel t of a 1D texture through a .func when t is odd,
- * and with a guarded tex when t & 2; the others keep -1. */
+ * warps) fetches texel t of a 1D texture through a .func when t is odd
+ * (else -1), and with a guarded tex when t & 2, whose residency predicate
+ * (texels of arrays are always resident) selects it over -2. */
 static const char divergent_ptx[] =
     ".version 8.0\n"
     ".target sm_80\n"
@@ -849,7 +850,7 @@ static const char divergent_ptx[] =
     "}\n"
     ".visible .entry div(.param .u64 ptex, .param .u64 pout)\n"
     "{\n"
-    "  .reg .b64 %rd<6>; .reg .b32 %r<6>; .reg .f32 %f<8>; .reg .pred %p<3>;\n"
+    "  .reg .b64 %rd<6>; .reg .b32 %r<6>; .reg .f32 %f<8>; .reg .pred %p<4>;\n"
     "  ld.param.u64 %rd1, [ptex]; ld.param.u64 %rd2, [pout];\n"
     "  mov.u32 %r1, %tid.x; cvt.rn.f32.u32 %f1, %r1; add.f32 %f1, %f1, 0f3F000000;\n"
     "  mul.wide.u32 %rd3, %r1, 8; add.s64 %rd4, %rd2, %rd3;\n"
@@ -859,8 +860,10 @@ static const char divergent_ptx[] =
     "  call (%f2), fetch, (%rd1, %f1);\n"
     "$SKIP:\n"
     "  and.b32 %r3, %r1, 2; setp.eq.u32 %p2, %r3, 2;\n"
-    "  @%p2 tex.1d.v4.f32.f32 {%f3, %f4, %f5, %f6}, [%rd1, {%f1}];\n"
-    "  st.global.v2.f32 [%rd4], {%f2, %f3};\n"
+    "  setp.ne.u32 %p3, %r1, %r1;\n"
+    "  @%p2 tex.1d.v4.f32.f32 {%f3, %f4, %f5, %f6}|%p3, [%rd1, {%f1}];\n"
+    "  selp.f32 %f7, %f3, 0fC0000000, %p3;\n"
+    "  st.global.v2.f32 [%rd4], {%f2, %f7};\n"
     "  ret;\n"
     "}\n"
 ;
@@ -887,7 +890,7 @@ static void test_divergent_fetches(void **state)
     CU_OK(cuMemcpyDtoH(out, dout, sizeof out));
     for (int k = 0; k < T; k++) {
         assert_true(out[2 * k] == ((k & 1) ? img[k] : -1.0f));
-        assert_true(out[2 * k + 1] == ((k & 2) ? img[k] : -1.0f));
+        assert_true(out[2 * k + 1] == ((k & 2) ? img[k] : -2.0f));
     }
     CU_OK(cuTexObjectDestroy(t));
     CU_OK(cuArrayDestroy(a));
