@@ -315,8 +315,14 @@ static void check_operand(checker *c, const ptx_instr *in, const ptx_operand *o,
 static void check_mov_vector(checker *c, const ptx_instr *in, ptx_type t)
 {
     uint32_t n = in->mod[PTX_CAT_VEC] == PTX_VEC_V2 ? 2 : in->mod[PTX_CAT_VEC] == PTX_VEC_V4 ? 4 : 0;
-    if (!n) {
-        ERR(c, in->loc, "mov takes .v2 or .v4");
+    /* what ptxas takes: 16- to 64-bit integers, f32 and f64, at most 128 bits */
+    char cls = ptx_type_class(t);
+    uint32_t size = ptx_type_size(t);
+    bool ok_type = (cls == 'B' || cls == 'U' || cls == 'S' || t == PTX_TYPE_F32 || t == PTX_TYPE_F64) &&
+                   size >= 2 && size <= 8 && t != PTX_TYPE_F16X2 && t != PTX_TYPE_BF16X2 && t != PTX_TYPE_U16X2 &&
+                   t != PTX_TYPE_S16X2;
+    if (!n || !ok_type || n * size > 16) {
+        ERR(c, in->loc, "mov takes .v2 or .v4 of 16- to 64-bit integers, .f32 or .f64, at most 128 bits");
         return;
     }
     for (uint32_t k = 0; k < 2; k++) {
@@ -957,6 +963,8 @@ static void check_var_decl(checker *c, const ptx_var *v, bool module_scope)
         ERR(c, v->loc, "an .extern variable cannot have an initializer");
     if (v->type == PTX_TYPE_PRED && v->space != PTX_SP_REG)
         ERR(c, v->loc, ".pred variables must be registers");
+    if (v->vec && v->vec * ptx_type_size(v->type) > 16)
+        ERR(c, v->loc, "'%s': a vector type of more than 128 bits", v->name);
     for (uint32_t i = 1; i < v->ndims; i++)
         if (!v->dims[i])
             ERR(c, v->loc, "only the first array dimension may be unsized");
