@@ -2,22 +2,10 @@
  * (registers and variables by scope, labels per function, functions per
  * module), reports duplicates and undeclared names, and checks operands
  * against the opcode table's shapes and the ISA's type-compatibility rules. */
-#include "ptx.h"
-#include "symtab.h"
+#include "arena.h"
+#include "check_internal.h"
 
 #include <string.h>
-
-typedef struct checker {
-    ptx_module *m;
-    ptx_diags *diags;
-    uint32_t errors;
-    symtab globals;      /* module variables and functions */
-    symtab locals;       /* params, body variables (scoped) */
-    symtab labels;       /* labels, prototypes, branch/call target tables */
-    const ptx_func *func;
-} checker;
-
-#define ERR(c, loc, ...) ((c)->errors++, ptx_diag_add((c)->diags, (loc), __VA_ARGS__))
 
 /* ---- name resolution ---- */
 
@@ -75,7 +63,7 @@ static void resolve_operand(checker *c, ptx_operand *o)
 
 /* ---- type rules ---- */
 
-static bool is_reg(const ptx_operand *o)
+bool check_is_reg(const ptx_operand *o)
 {
     return o->kind == PTX_OPD_NAME && o->var && o->var->space == PTX_SP_REG;
 }
@@ -101,7 +89,7 @@ static bool is_intlike(char cls) { return cls == 'B' || cls == 'U' || cls == 'S'
 
 /* ISA "type checking": bit types match any type of their size, signed and
  * unsigned match each other, floats match themselves or bits.  `relaxed`
- * (ld/st/cvt) also allows integer registers wider than the type. */
+ * (ld/st/cvt) also allows integer and bit-size registers wider than the type. */
 static bool type_compatible(ptx_type want, ptx_type have, bool relaxed)
 {
     char w = ptx_type_class(want), h = ptx_type_class(have);
@@ -109,6 +97,10 @@ static bool type_compatible(ptx_type want, ptx_type have, bool relaxed)
     if (w == 'P' || h == 'P')
         return w == h;
     if (relaxed && is_intlike(w) && is_intlike(h) && hs > ws)
+        return true;
+    /* ISA "operand size exceeding instruction-type size": a float type may
+     * use a wider bit-size register (ld zero-extends, st truncates). */
+    if (relaxed && w == 'F' && h == 'B' && hs > ws)
         return true;
     if (ws != hs)
         return false;
@@ -132,10 +124,9 @@ static void check_vector_comp(checker *c, const ptx_operand *o)
         ERR(c, o->loc, "component out of range for .v%u register '%s'", o->var->vec, o->name);
 }
 
-typedef enum role { SRC, DST } role;
 
 /* A value operand of type `want`. */
-static void check_value(checker *c, const ptx_operand *o, ptx_type want, role r, bool relaxed)
+void check_value(checker *c, const ptx_operand *o, ptx_type want, role r, bool relaxed)
 {
     char cls = ptx_type_class(want);
     switch (o->kind) {
@@ -163,11 +154,20 @@ static void check_value(checker *c, const ptx_operand *o, ptx_type want, role r,
     case PTX_OPD_NAME:
         if (!o->var && !o->func && o->label < 0)
             return; /* undeclared: already reported */
-        if (!is_reg(o)) {
+        if (!check_is_reg(o)) {
             ERR(c, o->loc, "'%s' is not a register", o->name);
             return;
         }
         check_vector_comp(c, o);
+        if (o->var->vec && !o->comp) {
+            ERR(c, o->loc, "vector register '%s' needs a component (.x, .y, .z, .w) here", o->name);
+            return;
+        }
+        if (o->has_offset && (r == DST || !is_intlike(cls) || !is_intlike(ptx_type_class(o->var->type)))) {
+            ERR(c, o->loc, "'%s+%lld': a register plus an offset is only an integer source", o->name,
+                (long long)o->imm);
+            return;
+        }
         break;
     default:
         ERR(c, o->loc, "expected a %s operand of type .%s", r == DST ? "register" : "register or constant",
@@ -181,7 +181,7 @@ static void check_value(checker *c, const ptx_operand *o, ptx_type want, role r,
             ptx_type_name(have), ptx_type_name(want));
 }
 
-static void check_pred(checker *c, const ptx_operand *o, role r)
+void check_pred(checker *c, const ptx_operand *o, role r)
 {
     if (o->neg && r == DST)
         ERR(c, o->loc, "a destination cannot be negated");
@@ -193,7 +193,7 @@ static void check_int(checker *c, const ptx_operand *o, uint32_t size)
     if (o->kind == PTX_OPD_IMM)
         return;
     check_value(c, o, size == 8 ? PTX_TYPE_B64 : PTX_TYPE_B32, SRC, false);
-    if (is_reg(o) && ptx_type_class(o->var->type) == 'F')
+    if (check_is_reg(o) && ptx_type_class(o->var->type) == 'F')
         ERR(c, o->loc, "'%s' is a floating-point register; an integer is expected", o->name);
 }
 
@@ -224,11 +224,13 @@ static void check_memval(checker *c, const ptx_instr *in, const ptx_operand *o, 
     uint32_t vec = in->mod[PTX_CAT_VEC] ? (uint32_t)(ptx_mod_text(PTX_CAT_VEC,
                                                                   in->mod[PTX_CAT_VEC])[1] - '0')
                                         : 0;
+    /* only ld, ldu and st relax the size rules, not atom and red */
+    bool relaxed = in->op == PTX_OP_LD || in->op == PTX_OP_LDU || in->op == PTX_OP_ST;
     if (!vec) {
         if (o->kind == PTX_OPD_VEC)
             ERR(c, o->loc, "vector operand needs a .v2/.v4 modifier");
         else
-            check_value(c, o, t, r, true);
+            check_value(c, o, t, r, relaxed);
         return;
     }
     if (o->kind != PTX_OPD_VEC || o->nelems != vec) {
@@ -236,7 +238,7 @@ static void check_memval(checker *c, const ptx_instr *in, const ptx_operand *o, 
         return;
     }
     for (uint32_t i = 0; i < o->nelems; i++)
-        check_value(c, &o->elems[i], t, r, true);
+        check_value(c, &o->elems[i], t, r, relaxed);
 }
 
 static void check_label(checker *c, const ptx_instr *in, const ptx_operand *o)
@@ -274,7 +276,7 @@ static void check_operand(checker *c, const ptx_instr *in, const ptx_operand *o,
         if (t == PTX_TYPE_NONE && code == 'D')
             ERR(c, o->loc, ".wide is not defined for .%s", ptx_type_name((ptx_type)in->types[0]));
         else if (t != PTX_TYPE_NONE)
-            check_value(c, o, t, r, in->op == PTX_OP_CVT);
+            check_value(c, o, t, r, in->op == PTX_OP_CVT || in->op == PTX_OP_CVT_PACK);
         break;
     }
     case 'P': check_pred(c, o, SRC); break;
@@ -309,11 +311,40 @@ static void check_operand(checker *c, const ptx_instr *in, const ptx_operand *o,
 
 /* ---- opcode-specific rules ---- */
 
+/* mov.v2/.v4: element by element between vector operands. */
+static void check_mov_vector(checker *c, const ptx_instr *in, ptx_type t)
+{
+    uint32_t n = in->mod[PTX_CAT_VEC] == PTX_VEC_V2 ? 2 : in->mod[PTX_CAT_VEC] == PTX_VEC_V4 ? 4 : 0;
+    /* what ptxas takes: 16- to 64-bit integers, f32 and f64, at most 128 bits */
+    char cls = ptx_type_class(t);
+    uint32_t size = ptx_type_size(t);
+    bool ok_type = (cls == 'B' || cls == 'U' || cls == 'S' || t == PTX_TYPE_F32 || t == PTX_TYPE_F64) &&
+                   size >= 2 && size <= 8 && t != PTX_TYPE_F16X2 && t != PTX_TYPE_BF16X2 && t != PTX_TYPE_U16X2 &&
+                   t != PTX_TYPE_S16X2;
+    if (!n || !ok_type || n * size > 16) {
+        ERR(c, in->loc, "mov takes .v2 or .v4 of 16- to 64-bit integers, .f32 or .f64, at most 128 bits");
+        return;
+    }
+    for (uint32_t k = 0; k < 2; k++) {
+        const ptx_operand *o = &in->opds[k];
+        if (o->kind != PTX_OPD_VEC || o->nelems != n) {
+            ERR(c, o->loc, ".v%u needs a vector operand of %u elements", n, n);
+            continue;
+        }
+        for (uint32_t i = 0; i < n; i++)
+            check_value(c, &o->elems[i], t, k == 0 ? DST : SRC, false);
+    }
+}
+
 static void check_mov(checker *c, const ptx_instr *in)
 {
     ptx_type t = type_for(in, '0');
     const ptx_operand *d = &in->opds[0], *a = &in->opds[1];
     uint32_t size = ptx_type_size(t);
+    if (in->mod[PTX_CAT_VEC]) {
+        check_mov_vector(c, in, t);
+        return;
+    }
     /* mov.b64 d, {a,b} packs; mov.b64 {a,b}, d unpacks: elements split the size. */
     if (d->kind == PTX_OPD_VEC || a->kind == PTX_OPD_VEC) {
         const ptx_operand *v = d->kind == PTX_OPD_VEC ? d : a, *s = v == d ? a : d;
@@ -813,6 +844,60 @@ static void check_shape(checker *c, const ptx_instr *in)
     }
 }
 
+/* A whole vector register (`.reg .v4 .f32 w;` used as `w`) where the ISA
+ * takes a vector operand stands for its components {w.x, w.y, w.z, w.w}. */
+static void expand_vector_reg(checker *c, ptx_operand *o)
+{
+    if (!check_is_reg(o) || !o->var->vec || o->comp || o->has_offset || o->neg)
+        return;
+    uint32_t n = o->var->vec;
+    ptx_operand *e = arena_alloc(c->m->arena, n * sizeof *e);
+    if (!e) {
+        ERR(c, o->loc, "out of memory while checking");
+        return;
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        e[k] = *o;
+        e[k].comp = (uint8_t)(k + 1);
+    }
+    ptx_loc loc = o->loc;
+    memset(o, 0, sizeof *o);
+    *o = (ptx_operand){.kind = PTX_OPD_VEC, .loc = loc, .label = -1, .elems = e, .nelems = n};
+}
+
+static void expand_vector_regs(checker *c, ptx_instr *in)
+{
+    if (in->op == PTX_OP_MOV) { /* mov.v2 v, w; mov.b64 d, v packs; mov.b64 v, d unpacks */
+        uint32_t size = in->ntypes ? ptx_type_size((ptx_type)in->types[0]) : 0;
+        for (uint32_t i = 0; i < in->nopds && i < 2; i++) {
+            const ptx_operand *o = &in->opds[i];
+            if (in->mod[PTX_CAT_VEC] || (check_is_reg(o) && o->var->vec * ptx_type_size(o->var->type) == size))
+                expand_vector_reg(c, &in->opds[i]);
+        }
+    } else if ((in->op == PTX_OP_LD || in->op == PTX_OP_LDU) && in->mod[PTX_CAT_VEC] && in->nopds) {
+        expand_vector_reg(c, &in->opds[0]);
+    } else if (in->op == PTX_OP_ST && in->mod[PTX_CAT_VEC] && in->nopds > 1) {
+        expand_vector_reg(c, &in->opds[1]);
+    }
+}
+
+/* cvt.pack.sat.{u16,s16}.s32 d, a, b; cvt.pack.sat.{u8,s8}.s32.b32 d, a, b, c */
+static void check_cvt_pack(checker *c, const ptx_instr *in)
+{
+    ptx_type ct = (ptx_type)in->types[0];
+    bool half = ct == PTX_TYPE_U16 || ct == PTX_TYPE_S16, byte = ct == PTX_TYPE_U8 || ct == PTX_TYPE_S8;
+    if (!(in->flags & PTX_FLAG_BIT(SAT)))
+        ERR(c, in->loc, "cvt.pack needs .sat");
+    if ((!half && !byte) || in->ntypes < 2 || in->types[1] != PTX_TYPE_S32 || in->ntypes != (half ? 2 : 3) ||
+        (byte && in->types[2] != PTX_TYPE_B32))
+        ERR(c, in->loc, "cvt.pack takes .u16/.s16 with .s32, or .u8/.s8 with .s32.b32");
+    else if (in->nopds != (half ? 3u : 4u))
+        ERR(c, in->loc, "cvt.pack.sat.%s takes %u operands", ptx_type_name(ct), half ? 3 : 4);
+    check_value(c, &in->opds[0], PTX_TYPE_B32, DST, true);
+    if (in->nopds == 4)
+        check_value(c, &in->opds[3], PTX_TYPE_B32, SRC, true);
+}
+
 static void check_instr(checker *c, ptx_instr *in)
 {
     uint32_t before = c->errors;
@@ -825,6 +910,7 @@ static void check_instr(checker *c, ptx_instr *in)
         resolve_operand(c, &in->opds[i]);
     if (c->errors != before)
         return; /* one report per instruction for undeclared names */
+    expand_vector_regs(c, in);
     check_shape(c, in);
     check_operand_marks(c, in);
     if (c->errors != before)
@@ -851,6 +937,10 @@ static void check_instr(checker *c, ptx_instr *in)
         check_createpolicy(c, in);
     else if (in->op == PTX_OP_SETMAXNREG)
         check_setmaxnreg(c, in);
+    else if (in->op == PTX_OP_CVT_PACK)
+        check_cvt_pack(c, in);
+    else
+        check_texture(c, in);
 }
 
 /* ---- declarations ---- */
@@ -873,6 +963,8 @@ static void check_var_decl(checker *c, const ptx_var *v, bool module_scope)
         ERR(c, v->loc, "an .extern variable cannot have an initializer");
     if (v->type == PTX_TYPE_PRED && v->space != PTX_SP_REG)
         ERR(c, v->loc, ".pred variables must be registers");
+    if (v->vec && v->vec * ptx_type_size(v->type) > 16)
+        ERR(c, v->loc, "'%s': a vector type of more than 128 bits", v->name);
     for (uint32_t i = 1; i < v->ndims; i++)
         if (!v->dims[i])
             ERR(c, v->loc, "only the first array dimension may be unsized");
@@ -1025,7 +1117,7 @@ uint32_t ptx_check(ptx_module *m, ptx_diags *diags)
         ptx_item *it = &m->items[i];
         if (it->kind == PTX_ITEM_VAR) {
             check_var_decl(&c, it->var, true);
-            if (it->var->init)
+            if (it->var->init && !check_ref_init(&c, it->var))
                 check_init(&c, it->var, it->var->init, 0);
             declare(&c, &c.globals, it->var->name, SYM_VAR, it->var, it->var->loc, -1);
         } else if (it->kind == PTX_ITEM_FUNC) {

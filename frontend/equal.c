@@ -48,7 +48,7 @@ static bool var_eq(cmp *c, const ptx_var *a, const ptx_var *b)
 
 static bool operand_eq(cmp *c, const ptx_operand *a, const ptx_operand *b)
 {
-    if (a->kind != b->kind || a->neg != b->neg || a->comp != b->comp || a->vsel != b->vsel || a->minus != b->minus || a->sreg != b->sreg ||
+    if (a->kind != b->kind || a->neg != b->neg || a->comp != b->comp || a->vsel != b->vsel || a->minus != b->minus || a->has_offset != b->has_offset || a->sreg != b->sreg ||
         a->sreg_index != b->sreg_index || !str_eq(a->name, b->name) || a->imm != b->imm ||
         a->nelems != b->nelems)
         return differ(c, a->loc, "operand");

@@ -29,6 +29,9 @@ static bool parse_primary(parser *p, cval *v)
     } else if (t->kind == T_F32 || t->kind == T_F64) {
         next_tok(p);
         *v = (cval){t->kind == T_F32 ? CV_F32 : CV_F64, false, t->ival};
+    } else if (tok_is(t, T_IDENT, "WARP_SZ")) { /* the ISA's predefined constant */
+        next_tok(p);
+        *v = (cval){CV_INT, false, PTX_WARP_SZ};
     } else if (is_punct(t, '(')) {
         next_tok(p);
         ok = parse_ternary(p, v) && expect_punct(p, ')', "expression");

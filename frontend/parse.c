@@ -289,6 +289,22 @@ static ptx_init *parse_init_symbolic(parser *p, ptx_init_kind kind, uint64_t mas
     return in;
 }
 
+/* attribute = value in a .samplerref initializer */
+static ptx_init *parse_init_named(parser *p)
+{
+    const token *name = next_tok(p);
+    next_tok(p); /* = */
+    ptx_init *in = palloc(p, sizeof *in), *v = NULL;
+    if (!in || !(v = parse_init(p)) || !(in->elems = palloc(p, sizeof *in->elems)))
+        return NULL;
+    in->kind = PTX_INIT_NAMED;
+    in->loc = name->loc;
+    in->sym = pstr(p, name);
+    in->elems[0] = v;
+    in->nelems = 1;
+    return in;
+}
+
 static ptx_init *parse_init_list(parser *p)
 {
     const token *start = next_tok(p); /* { */
@@ -300,7 +316,8 @@ static ptx_init *parse_init_list(parser *p)
     size_t cap = 0;
     if (!is_punct(peek(p), '}'))
         do {
-            ptx_init *e = parse_init(p);
+            ptx_init *e = peek(p)->kind == T_IDENT && is_punct(peek_at(p, 1), '=') ? parse_init_named(p)
+                                                                                   : parse_init(p);
             ptx_init **slot = e ? ARENA_PUSH(p->a, in->elems, in->nelems, cap) : NULL;
             if (!slot)
                 return NULL;

@@ -73,6 +73,34 @@ static bool parse_name_operand(parser *p, ptx_operand *o)
     return o->comp || parse_video_sel(p, o);
 }
 
+/* The rest of [tex, {c}] or [tex, sampler, {c}] after the first name:
+ * texture, sampler or surface handles, then the coordinate vector. */
+static bool parse_tex_address(parser *p, ptx_operand *o)
+{
+    ptx_operand tmp[3] = {o->elems[0]};
+    uint32_t n = 1;
+    if (o->imm) {
+        perr(p, peek(p), "a texture or surface operand takes no offset");
+        return false;
+    }
+    while (accept_punct(p, ',')) {
+        if (n == 3) {
+            perr(p, peek(p), "too many texture address operands (at most [tex, sampler, {coords}])");
+            return false;
+        }
+        memset(&tmp[n], 0, sizeof tmp[n]);
+        if (!parse_operand(p, &tmp[n++], false))
+            return false;
+    }
+    if (tmp[n - 1].kind != PTX_OPD_VEC) {
+        perr(p, peek(p), "a texture or surface address ends with a coordinate vector {..}");
+        return false;
+    }
+    o->kind = PTX_OPD_TEXADDR;
+    o->nelems = n;
+    return (o->elems = new_elems(p, tmp, n)) != NULL && expect_punct(p, ']', "address");
+}
+
 /* [base], [base+off], [base+-off], [off] */
 static bool parse_address(parser *p, ptx_operand *o)
 {
@@ -99,11 +127,18 @@ static bool parse_address(parser *p, ptx_operand *o)
     } else if (!parse_int_const(p, &o->imm, "address")) {
         return false;
     }
-    if (is_punct(peek(p), ',')) {
-        perr(p, peek(p), "texture and surface address forms are not supported");
-        return false;
-    }
+    if (is_punct(peek(p), ','))
+        return parse_tex_address(p, o);
     return expect_punct(p, ']', "address");
+}
+
+/* reg + imm, var + imm as a value: ptxas takes them outside vectors and
+ * argument lists (the checker decides for which types). */
+static bool parse_name_offset(parser *p, ptx_operand *o)
+{
+    next_tok(p); /* + */
+    o->has_offset = true;
+    return parse_int_const(p, &o->imm, "operand offset");
 }
 
 /* {a, b, ...} or (a, b, ...) */
@@ -123,8 +158,11 @@ static bool parse_group(parser *p, ptx_operand *o, char close, bool in_call)
                 return false;
             }
             memset(&tmp[n], 0, sizeof tmp[n]);
+            const token *at = peek(p);
             if (!parse_operand(p, &tmp[n++], in_call))
                 return false;
+            if (tmp[n - 1].has_offset) /* reported; the group still parses */
+                perr(p, at, "an operand plus an offset is not allowed inside %s", close == '}' ? "{ }" : "( )");
         } while (accept_punct(p, ','));
     p->depth--;
     if (!expect_punct(p, close, close == '}' ? "vector operand" : "argument list"))
@@ -151,13 +189,26 @@ bool parse_operand(parser *p, ptx_operand *o, bool in_call)
     }
     if (is_punct(t, '['))
         return parse_address(p, o);
-    if (is_punct(t, '{'))
-        return parse_group(p, o, '}', in_call);
+    if (is_punct(t, '{')) {
+        if (!parse_group(p, o, '}', in_call))
+            return false;
+        if (!is_punct(peek(p), '|') || peek_at(p, 1)->kind != T_IDENT)
+            return true;
+        /* {d...}|p: tex and tld4's texel-residency predicate */
+        ptx_operand pair[2] = {*o, {.loc = peek_at(p, 1)->loc, .label = -1}};
+        next_tok(p);
+        if (!parse_name_operand(p, &pair[1]))
+            return false;
+        *o = (ptx_operand){.kind = PTX_OPD_PAIR, .loc = pair[0].loc, .label = -1, .nelems = 2};
+        return (o->elems = new_elems(p, pair, 2)) != NULL;
+    }
     if (in_call && is_punct(t, '('))
         return parse_group(p, o, ')', in_call);
-    if (t->kind == T_IDENT) {
+    if (t->kind == T_IDENT && !tok_is(t, T_IDENT, "WARP_SZ")) {
         if (!parse_name_operand(p, o))
             return false;
+        if (is_punct(peek(p), '+') && o->kind == PTX_OPD_NAME && !o->neg && !o->minus)
+            return parse_name_offset(p, o);
         if (is_punct(peek(p), '|') && peek_at(p, 1)->kind == T_IDENT) {
             ptx_operand pair[2] = {*o, {.loc = peek_at(p, 1)->loc, .label = -1}};
             next_tok(p);

@@ -69,6 +69,10 @@ static void put_init(out *o, const ptx_init *in)
         if (in->ival && in->kind != PTX_INIT_MASK) /* ptxas wants generic(a)+8 */
             put(o, "+%" PRId64, (int64_t)in->ival);
         break;
+    case PTX_INIT_NAMED:
+        put(o, "%s = ", in->sym);
+        put_init(o, in->elems[0]);
+        break;
     case PTX_INIT_LIST:
         put(o, "{");
         for (uint32_t i = 0; i < in->nelems; i++)
@@ -146,6 +150,12 @@ static void put_operand(out *o, const ptx_operand *x)
         }
         put(o, "]");
         break;
+    case PTX_OPD_TEXADDR:
+        put(o, "[");
+        for (uint32_t i = 0; i < x->nelems; i++)
+            put_operand(o, &x->elems[i]), put(o, i + 1 < x->nelems ? ", " : "");
+        put(o, "]");
+        break;
     case PTX_OPD_VEC:
     case PTX_OPD_LIST:
         put(o, x->kind == PTX_OPD_VEC ? "{" : "(");
@@ -164,6 +174,8 @@ static void put_operand(out *o, const ptx_operand *x)
         put(o, ".%c", "xyzw"[x->comp - 1]);
     if (x->vsel)
         put(o, ".%s", (const char *[]){"", "b0", "b1", "b2", "b3", "h0", "h1"}[x->vsel]);
+    if (x->kind == PTX_OPD_NAME && x->has_offset) /* ptxas takes "+(-1)", not "+-1" */
+        put(o, (int64_t)x->imm < 0 ? "+(%" PRId64 ")" : "+%" PRId64, (int64_t)x->imm);
 }
 
 /* Modifiers of an instruction built without source order. */

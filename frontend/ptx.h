@@ -48,7 +48,10 @@ typedef enum ptx_modcat {
     PTX_CAT_RED, PTX_CAT_MODE, PTX_CAT_WIDTH, PTX_CAT_SEM, PTX_CAT_SCOPE,
     PTX_CAT_CACHE, PTX_CAT_L1, PTX_CAT_L2, PTX_CAT_PREFSZ, PTX_CAT_LEVEL,
     PTX_CAT_VEC, PTX_CAT_SHAPE, PTX_CAT_LAYOUT, PTX_CAT_LAYOUT2, PTX_CAT_NUM,
-    PTX_CAT_FRAG, PTX_CAT_COMPLETION, PTX_CAT_L2B, PTX_CAT_SCALE, PTX_CAT_FLAG, PTX_CAT_COUNT
+    PTX_CAT_FRAG, PTX_CAT_COMPLETION, PTX_CAT_L2B, PTX_CAT_SCALE,
+    /* textures and surfaces */
+    PTX_CAT_GEOM, PTX_CAT_TEXMODE, PTX_CAT_COMP, PTX_CAT_QUERY, PTX_CAT_SUCLAMP, PTX_CAT_SUFMT,
+    PTX_CAT_FLAG, PTX_CAT_COUNT
 } ptx_modcat;
 
 /* Modifier values: PTX_<CATEGORY>_<VALUE>, unique across categories (the
@@ -91,6 +94,7 @@ typedef enum ptx_init_kind {
     PTX_INIT_GENERIC, /* generic(sym) + ival */
     PTX_INIT_MASK,    /* mask(sym + ival): bits of the address selected by mask */
     PTX_INIT_LIST,    /* { elems } */
+    PTX_INIT_NAMED,   /* sym = elems[0]: a .samplerref attribute (addr_mode_0 = wrap) */
 } ptx_init_kind;
 
 typedef struct ptx_init {
@@ -106,6 +110,7 @@ typedef struct ptx_init {
 /* ---- declarations ---- */
 
 #define PTX_MAX_DIMS 4
+#define PTX_WARP_SZ 32 /* the predefined constant WARP_SZ */
 
 typedef struct ptx_var {
     const char *name;
@@ -139,6 +144,7 @@ typedef enum ptx_opd_kind {
     PTX_OPD_LIST,  /* (a, b, ...) in call */
     PTX_OPD_PAIR,  /* d|p: elems[0], elems[1] */
     PTX_OPD_SINK,  /* _ */
+    PTX_OPD_TEXADDR, /* [tex, {coords}] or [tex, sampler, {coords}]: elems, the last a vector */
 } ptx_opd_kind;
 
 /* Byte and half-word selectors of scalar video operands (%r.b0 .. %r.h1). */
@@ -153,6 +159,7 @@ typedef struct ptx_operand {
     uint8_t comp;        /* .x .y .z .w = 1..4 */
     uint8_t vsel;        /* scalar video selector: ptx_vsel */
     bool minus;          /* -a: a vmad operand negated */
+    bool has_offset;     /* NAME + imm (a register or variable plus a constant): imm */
     uint16_t sreg;       /* ptx_sreg for PTX_OPD_SREG */
     uint32_t sreg_index; /* %envreg3 -> 3 */
     const char *name;
@@ -298,6 +305,12 @@ void ptx_diags_print(const ptx_diags *d, const char *filename, const char *src, 
 
 const char *ptx_type_name(ptx_type t);
 uint32_t ptx_type_size(ptx_type t);
+/* A .samplerref attribute's value (check_tex.c): addr_mode_N: 0 wrap,
+ * 1 clamp_to_edge, 2 mirror, 3 clamp_to_border, 4 clamp_ogl; filter_mode:
+ * 0 nearest, 1 linear; -1 when unknown. */
+int ptx_sampler_value(const char *attr, const char *value);
+/* Elements of an instruction's .v2/.v4/.v8 modifier (1 without one). */
+uint32_t ptx_vec_count(const ptx_instr *in);
 char ptx_type_class(ptx_type t); /* 'B','U','S','F','P','O' */
 ptx_type ptx_type_lookup(const char *s, size_t n);
 

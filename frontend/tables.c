@@ -36,6 +36,16 @@ ptx_type ptx_type_lookup(const char *s, size_t n)
     return PTX_TYPE_NONE;
 }
 
+uint32_t ptx_vec_count(const ptx_instr *in)
+{
+    switch (in->mod[PTX_CAT_VEC]) {
+    case PTX_VEC_V2: return 2;
+    case PTX_VEC_V4: return 4;
+    case PTX_VEC_V8: return 8;
+    default: return 1;
+    }
+}
+
 /* ---- opcodes ---- */
 
 #define C(cat) (1u << PTX_CAT_##cat)

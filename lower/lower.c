@@ -195,6 +195,11 @@ typedef struct flat_init {
 static void flatten(lw *L, const ptx_var *v, const ptx_init *in, flat_init *fi)
 {
     uint32_t es = ptx_type_size(v->type);
+    if (v->type == PTX_TYPE_SAMPLERREF && fi->size >= 8) { /* the state is the handle (lower_tex.c) */
+        uint64_t bits = lower_sampler_bits(in);
+        memcpy(fi->bytes, &bits, 8);
+        return;
+    }
     if (in->kind == PTX_INIT_LIST) {
         for (uint32_t i = 0; i < in->nelems; i++)
             flatten(L, v, in->elems[i], fi);
@@ -339,7 +344,7 @@ static void lower_module_var(lw *L, const ptx_var *v)
     uint64_t size = var_size(v);
     if (v->space == PTX_SP_SHARED) {
         if (ptrmap_get(&L->shared_off, v))
-            return; /* laid out up front (layout_function_shared) */
+            return; /* laid out up front (layout_function_vars) */
         if (L->opts.kernel && !ptrmap_get(L->need, v))
             return; /* another kernel's: not in this one's window (shared_bytes) */
         uint32_t align = var_align(v) < 16 ? 16 : var_align(v);
@@ -517,7 +522,7 @@ static LLVMValueRef guard_mask(fn *F, const ptx_instr *in)
 void lower_instr(fn *F, const ptx_instr *in)
 {
     LLVMValueRef mask = guard_mask(F, in);
-    if (lower_half(F, in, mask) || lower_arith(F, in, mask) || lower_bits(F, in, mask) ||
+    if (lower_tex(F, in, mask) || lower_half(F, in, mask) || lower_arith(F, in, mask) || lower_bits(F, in, mask) ||
         lower_intmix(F, in, mask) || lower_video(F, in, mask) || lower_mem(F, in, mask) || lower_atomic(F, in, mask) ||
         lower_fence(F, in, mask) || lower_warp(F, in, mask) || lower_call(F, in, mask) ||
         lower_sync(F, in, mask) || lower_mbarrier(F, in, mask) || lower_bulk(F, in, mask) ||
@@ -536,6 +541,8 @@ static void lower_local_decl(fn *F, const ptx_var *v)
         param_storage(F, v);
     } else if (v->space == PTX_SP_SHARED) {
         lower_module_var(F->L, v);
+    } else if (v->space == PTX_SP_GLOBAL || v->space == PTX_SP_CONST) {
+        return; /* one storage per module, defined up front (layout_function_vars) */
     } else if (v->space != PTX_SP_REG) {
         lw_error(F->L, v->loc, "function-scope .%s variables are not supported",
                  ptx_space_name(v->space));
@@ -773,18 +780,22 @@ static bool wanted(const lw *L, const ptrmap *need, const ptx_func *f)
     return (!L->opts.kernel && !L->opts.variables_only) || ptrmap_get(need, f);
 }
 
-/* Function-scope .shared variables are laid out before any body, in module
- * order (after the module-scope ones); a kernel lowered alone lays out the
- * ones it names, as shared_bytes counts them for the module's metadata. */
-static void layout_function_shared(lw *L)
+/* Function-scope .shared, .global and .const variables are laid out before
+ * any body, in module order (after the module-scope ones): a kernel lowered
+ * alone lays out the .shared ones it names, as shared_bytes counts them for
+ * the module's metadata, and each .global/.const has one storage (a static:
+ * every kernel and .func copy that uses it shares it). */
+static void layout_function_vars(lw *L)
 {
     for (uint32_t i = 0; i < L->m->nitems; i++) {
         const ptx_func *f = L->m->items[i].func;
         if (L->m->items[i].kind != PTX_ITEM_FUNC || !f->has_body)
             continue;
-        for (uint32_t k = 0; k < f->nbody; k++)
-            if (f->body[k].kind == PTX_STMT_VAR && f->body[k].var->space == PTX_SP_SHARED)
+        for (uint32_t k = 0; k < f->nbody; k++) {
+            ptx_space sp = f->body[k].kind == PTX_STMT_VAR ? f->body[k].var->space : PTX_SP_NONE;
+            if (sp == PTX_SP_SHARED || sp == PTX_SP_GLOBAL || sp == PTX_SP_CONST)
                 lower_module_var(L, f->body[k].var);
+        }
     }
 }
 
@@ -798,7 +809,7 @@ static uint32_t add_shared(uint32_t n, const ptx_var *v, const ptrmap *used)
 
 /* A kernel's static shared memory: the .shared variables it and its
  * functions name, laid out in the order lower_module_var and
- * layout_function_shared give them when the kernel is lowered alone. */
+ * layout_function_vars give them when the kernel is lowered alone. */
 static uint32_t shared_bytes(const ptx_module *m, const ptx_func *kernel)
 {
     ptrmap used = {0};
@@ -870,7 +881,7 @@ uint32_t lower_module(const ptx_module *m, LLVMContextRef ctx, LLVMTargetMachine
             declare_function(&L, it->func);
         }
     }
-    layout_function_shared(&L);
+    layout_function_vars(&L);
     out->kernels = calloc(nkernels ? nkernels : 1, sizeof *out->kernels);
     for (uint32_t i = 0; i < m->nitems && !L.errors; i++) {
         const ptx_func *f = m->items[i].func;

@@ -439,6 +439,14 @@ static void lower_mov(fn *F, const ptx_instr *in, LLVMValueRef mask)
     ptx_type t = (ptx_type)in->types[0];
     const ptx_operand *d = &in->opds[0], *a = &in->opds[1];
     uint32_t size = ptx_type_size(t);
+    if (in->mod[PTX_CAT_VEC]) { /* mov.v2/.v4: all reads first ({v.y, v.x} swaps) */
+        LLVMValueRef e[4];
+        for (uint32_t i = 0; i < a->nelems && i < 4; i++)
+            e[i] = read_opd(F, &a->elems[i], t, false);
+        for (uint32_t i = 0; i < d->nelems && i < 4; i++)
+            write_reg(F, &d->elems[i], e[i], t, false, mask);
+        return;
+    }
     if (a->kind == PTX_OPD_VEC || d->kind == PTX_OPD_VEC) {
         const ptx_operand *v = a->kind == PTX_OPD_VEC ? a : d;
         uint32_t part = size / v->nelems;

@@ -106,6 +106,7 @@ typedef struct fn {
     ptrmap fwd_copy;             /* ptx_instr* -> its copy */
     void **fwd_owned;            /* the copies' allocations */
     uint32_t nfwd_owned;
+    LLVMValueRef tex_buf;        /* staging buffer of the texture calls (lower_tex.c), lazily */
 } fn;
 
 /* lower.c */
@@ -199,6 +200,9 @@ bool int_predicate(uint8_t cmp, bool sign, LLVMIntPredicate *p);
 LLVMValueRef lower_int_sat(fn *F, LLVMValueRef a, ptx_type st, ptx_type dt); /* cvt.sat int -> int */
 /* Part k of width w bits of the i32 vector x, sign- or zero-extended. */
 LLVMValueRef int_part(fn *F, LLVMValueRef x, unsigned k, unsigned w, bool sign);
+/* lower_tex.c: texture and surface instructions */
+bool lower_tex(fn *F, const ptx_instr *in, LLVMValueRef mask);
+uint64_t lower_sampler_bits(const ptx_init *in); /* a .samplerref initializer as a handle */
 /* lower_video.c: scalar video instructions */
 bool lower_video(fn *F, const ptx_instr *in, LLVMValueRef mask);
 

@@ -1,7 +1,7 @@
 /* lower_intmix.c - mixed-width integer instructions per the ISA
  * pseudo-code: dp4a, dp2a, sad, mul24, mad24, the packed half-word forms
  * of add/sub/min/max (.u16x2, .s16x2) and the SIMD video instructions
- * (vadd2/4, vsub, vavrg, vabsdiff, vmin, vmax, vset). */
+ * (vadd2/4, vsub, vavrg, vabsdiff, vmin, vmax, vset), cvt.pack.sat. */
 #include "lower_internal.h"
 
 #include <string.h>
@@ -212,6 +212,29 @@ static LLVMValueRef simd_video(fn *F, const ptx_instr *in)
     return acc;
 }
 
+/* cvt.pack.sat: a and b (.s32) saturated to the convert type, b in the
+ * low part and a above it; for 8-bit types the low bits of c fill the
+ * rest (ISA pseudo-code). */
+static LLVMValueRef cvt_pack(fn *F, const ptx_instr *in)
+{
+    LLVMBuilderRef b = F->L->b;
+    ptx_type ct = (ptx_type)in->types[0];
+    unsigned w = 8 * ptx_type_size(ct);
+    bool sign = ptx_type_class(ct) == 'S';
+    int32_t lo = sign ? -(1 << (w - 1)) : 0, hi = sign ? (1 << (w - 1)) - 1 : (1 << w) - 1;
+    LLVMValueRef part[2];
+    for (int i = 0; i < 2; i++) {
+        LLVMValueRef x = read_opd(F, &in->opds[1 + i], PTX_TYPE_S32, false);
+        x = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, x, v32(F, (uint32_t)lo), ""), v32(F, (uint32_t)lo), x, "");
+        x = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSGT, x, v32(F, (uint32_t)hi), ""), v32(F, (uint32_t)hi), x, "");
+        part[i] = LLVMBuildAnd(b, x, v32(F, (1u << w) - 1), "");
+    }
+    LLVMValueRef d = LLVMBuildOr(b, part[1], LLVMBuildShl(b, part[0], v32(F, w), ""), "");
+    if (in->nopds == 4)
+        d = LLVMBuildOr(b, d, LLVMBuildShl(b, read_opd(F, &in->opds[3], PTX_TYPE_B32, false), v32(F, 2 * w), ""), "");
+    return d;
+}
+
 bool lower_intmix(fn *F, const ptx_instr *in, LLVMValueRef mask)
 {
     ptx_type t = in->ntypes ? (ptx_type)in->types[0] : PTX_TYPE_NONE;
@@ -242,6 +265,7 @@ bool lower_intmix(fn *F, const ptx_instr *in, LLVMValueRef mask)
     case PTX_OP_MAD24:
         r = mul24(F, in, t);
         break;
+    case PTX_OP_CVT_PACK: r = cvt_pack(F, in), t = PTX_TYPE_B32; break;
     default: return false;
     }
     write_reg(F, &in->opds[0], r, t, false, mask);

@@ -144,10 +144,14 @@ LLVMValueRef read_opd(fn *F, const ptx_operand *o, ptx_type t, bool sign_extend)
             LLVMValueRef r = to_type(F, v, o->var->type, t, sign_extend);
             if (o->neg)
                 r = LLVMBuildNot(L->b, r, "");
+            if (o->has_offset) /* reg + imm: an integer sum at the instruction's width */
+                r = LLVMBuildAdd(L->b, r, splat(L, LLVMConstInt(storage_int(L, t), o->imm, false)), "");
             return r;
         }
-        if (o->var || o->func) { /* address of a variable or function */
+        if (o->var || o->func) { /* address of a variable or function (+ offset) */
             LLVMValueRef a = var_address(F, o, o->loc);
+            if (o->has_offset)
+                a = LLVMBuildAdd(L->b, a, splat(L, const_i64(L, o->imm)), "");
             return to_type(F, a, PTX_TYPE_U64, t, false);
         }
         break;

@@ -114,6 +114,53 @@ enum {
 };
 #define PTXJIT_MBAR_TOKEN_COUNT 0xFFFFFu
 
+/* Texture and surface instructions (tex, tld4, txq, suld, sust, sured,
+ * suq, istypep) are calls of ptxjit_rt_texture over a warp's active lanes:
+ * `op` points to PTXJIT_TEXOP_COUNT words describing the instruction (a
+ * constant of the generated code), handles[32] and samplers[32] are the
+ * lanes' texture/surface handles (a CUtexObject/CUsurfObject, or the value
+ * of a .texref/.surfref variable) and explicit samplers (0: none),
+ * args[PTXJIT_TEXARG_COUNT][32] the lanes' operands as raw 32-bit words
+ * and out[8][32] receives the results. */
+enum {
+    PTXJIT_TEXOP_KIND,    /* PTXJIT_TEX_* */
+    PTXJIT_TEXOP_GEOM,    /* PTXJIT_GEOM_* */
+    PTXJIT_TEXOP_MODE,    /* 0 base, 1 level, 2 grad */
+    PTXJIT_TEXOP_CFLOAT,  /* tex coordinates are .f32 (else .s32) */
+    PTXJIT_TEXOP_DTYPE,   /* PTXJIT_TEXD_*: tex/tld4 results; sured's type */
+    PTXJIT_TEXOP_COMP,    /* tld4: 0..3 = r g b a */
+    PTXJIT_TEXOP_QUERY,   /* txq/suq: PTXJIT_Q_* */
+    PTXJIT_TEXOP_CLAMP,   /* surfaces: 0 trap, 1 clamp, 2 zero */
+    PTXJIT_TEXOP_FORMATTED, /* sust.p / sured.p */
+    PTXJIT_TEXOP_VEC,     /* surfaces: 1, 2 or 4 elements */
+    PTXJIT_TEXOP_ESIZE,   /* surfaces: element bytes 1, 2, 4, 8 */
+    PTXJIT_TEXOP_RED,     /* sured: PTXJIT_SURED_* */
+    PTXJIT_TEXOP_OFFSET,  /* tex/tld4: texel offsets given */
+    PTXJIT_TEXOP_LINE,    /* PTX line, for faults */
+    PTXJIT_TEXOP_COUNT
+};
+enum { PTXJIT_TEX_TEX, PTXJIT_TEX_TLD4, PTXJIT_TEX_TXQ, PTXJIT_TEX_SULD, PTXJIT_TEX_SUST, PTXJIT_TEX_SURED,
+       PTXJIT_TEX_SUQ, PTXJIT_TEX_ISTYPEP_TEX, PTXJIT_TEX_ISTYPEP_SAMPLER, PTXJIT_TEX_ISTYPEP_SURF };
+enum { PTXJIT_GEOM_1D = 1, PTXJIT_GEOM_2D, PTXJIT_GEOM_3D, PTXJIT_GEOM_A1D, PTXJIT_GEOM_A2D, PTXJIT_GEOM_CUBE,
+       PTXJIT_GEOM_ACUBE, PTXJIT_GEOM_2DMS, PTXJIT_GEOM_A2DMS };
+enum { PTXJIT_TEXD_F32, PTXJIT_TEXD_S32, PTXJIT_TEXD_U32, PTXJIT_TEXD_F16X2, PTXJIT_TEXD_S64, PTXJIT_TEXD_U64 };
+enum { PTXJIT_Q_WIDTH, PTXJIT_Q_HEIGHT, PTXJIT_Q_DEPTH, PTXJIT_Q_CHANNEL_DATA_TYPE, PTXJIT_Q_CHANNEL_ORDER,
+       PTXJIT_Q_NORMALIZED_COORDS, PTXJIT_Q_ARRAY_SIZE, PTXJIT_Q_NUM_MIPMAP_LEVELS, PTXJIT_Q_NUM_SAMPLES,
+       PTXJIT_Q_FORCE_UNNORMALIZED_COORDS, PTXJIT_Q_FILTER_MODE, PTXJIT_Q_ADDR_MODE_0, PTXJIT_Q_ADDR_MODE_1,
+       PTXJIT_Q_ADDR_MODE_2, PTXJIT_Q_MEMORY_LAYOUT };
+enum { PTXJIT_SURED_ADD, PTXJIT_SURED_MIN, PTXJIT_SURED_MAX, PTXJIT_SURED_AND, PTXJIT_SURED_OR };
+/* args rows: coordinates, lod (txq.level: the level), gradients, offsets,
+ * then the stored or reduced value (up to 8 words: .v4.b64). */
+enum { PTXJIT_TEXARG_COORD = 0, PTXJIT_TEXARG_LOD = 4, PTXJIT_TEXARG_DPDX = 5, PTXJIT_TEXARG_DPDY = 8,
+       PTXJIT_TEXARG_OFFSET = 11, PTXJIT_TEXARG_VALUE = 14, PTXJIT_TEXARG_COUNT = 22 };
+
+/* A .samplerref variable initialized in the module ({ addr_mode_0 = wrap,
+ * filter_mode = linear, ... }) holds its state in the handle itself: the
+ * tag bit, CUDA address modes in bits 0-2, 3-5 and 6-8, the filter mode in
+ * bit 9 and force_unnormalized_coords in bit 10. */
+#define PTXJIT_SAMPLER_TAG (1ull << 63)
+enum { PTXJIT_SAMPLER_FILTER_SHIFT = 9, PTXJIT_SAMPLER_UNNORMALIZED_SHIFT = 10 };
+
 /* Runtime entry points, resolved by name when code is loaded. */
 #define PTXJIT_RT_ENTRY_POINTS(X)                                                                  \
     X(ptxjit_rt_bar, uint32_t, (ptxjit_cta * cta, uint32_t warp, uint32_t id, uint32_t threads,    \
@@ -130,7 +177,10 @@ enum {
     X(ptxjit_rt_clock64, uint64_t, (void))                                                         \
     X(ptxjit_rt_globaltimer, uint64_t, (void))                                                     \
     X(ptxjit_rt_malloc, void *, (uint64_t size))                                                   \
-    X(ptxjit_rt_free, void, (void *p))
+    X(ptxjit_rt_free, void, (void *p))                                                             \
+    X(ptxjit_rt_texture, void, (ptxjit_cta * cta, const uint32_t *op, uint32_t mask,               \
+                                const uint64_t *handles, const uint64_t *samplers,                \
+                                const uint32_t *args, uint32_t *out))
 
 /* Vector math the generated code calls, by glibc libmvec's names and
  * vector ABI: _ZGV<isa>N<lanes>v_<name> with isa b (SSE, 4 lanes), d

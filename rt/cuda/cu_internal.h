@@ -69,6 +69,9 @@ typedef enum cu_kind {
     CU_KIND_EVENT,
     CU_KIND_LINK,
     CU_KIND_POOL,
+    CU_KIND_ARRAY,           /* array.c */
+    CU_KIND_MIPMAPPED_ARRAY,
+    CU_KIND_TEXREF,          /* texref.c */
 } cu_kind;
 
 /* Live handles by address and kind.  add fails only for lack of memory. */

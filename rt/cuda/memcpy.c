@@ -7,6 +7,7 @@
  * kernel (process_vm_readv on our own process), which reports a bad
  * address as EFAULT instead of crashing the host. */
 #define _GNU_SOURCE
+#include "array.h"
 #include "cu_internal.h"
 
 #include <errno.h>
@@ -273,8 +274,7 @@ CUresult cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dstCtx, CUdeviceptr src, C
 
 /* ---- 2D and 3D copies ----------------------------------------------------------------------- */
 
-/* One side of a CUDA_MEMCPY2D/3D: its address and kind.  Arrays cannot be
- * created on ptxjit, so an array operand is never valid. */
+/* One side of a CUDA_MEMCPY2D/3D that is not an array: its address and kind. */
 static CUresult memcpy_side(CUmemorytype t, const void *host, CUdeviceptr dev, uintptr_t *p,
                             operand *kind)
 {
@@ -292,14 +292,31 @@ typedef struct shape3d {
     void *dhost;
     CUdeviceptr sdev, ddev;
     size_t sx, sy, sz, dx, dy, dz, spitch, dpitch, sheight, dheight, w, h, d;
+    CUarray sarr, darr;
 } shape3d;
 
-static CUresult copy_3d(const shape3d *m, CUstream h, bool sync)
+/* An array side (array.c): its storage, as pitched host memory whose first
+ * byte is the copy's; the offsets are then spent. */
+static CUresult array_side(CUarray a, size_t *x, size_t *y, size_t *z, size_t *pitch, size_t *height,
+                           const shape3d *m, uintptr_t *p, operand *kind)
+{
+    CUresult r = cu_array_region(a, *x, *y, *z, m->w, m->h, m->d, p, pitch, height);
+    *x = *y = *z = 0;
+    *kind = OP_HOST;
+    return r;
+}
+
+static CUresult copy_3d(const shape3d *in, CUstream h, bool sync)
 {
     operand dk, sk;
     uintptr_t dp, sp;
-    CUresult r = memcpy_side(m->dtype, m->dhost, m->ddev, &dp, &dk);
-    if (r || (r = memcpy_side(m->stype, m->shost, m->sdev, &sp, &sk)))
+    shape3d copy = *in, *m = &copy;
+    CUresult r = m->dtype == CU_MEMORYTYPE_ARRAY
+                     ? array_side(m->darr, &m->dx, &m->dy, &m->dz, &m->dpitch, &m->dheight, m, &dp, &dk)
+                     : memcpy_side(m->dtype, m->dhost, m->ddev, &dp, &dk);
+    if (r || (r = m->stype == CU_MEMORYTYPE_ARRAY
+                      ? array_side(m->sarr, &m->sx, &m->sy, &m->sz, &m->spitch, &m->sheight, m, &sp, &sk)
+                      : memcpy_side(m->stype, m->shost, m->sdev, &sp, &sk)))
         return cu_init_or(r);
     size_t spitch = m->spitch ? m->spitch : m->w, dpitch = m->dpitch ? m->dpitch : m->w;
     if ((m->h > 1 || m->d > 1) && (spitch < m->w || dpitch < m->w))
@@ -320,7 +337,8 @@ static shape3d from_2d(const CUDA_MEMCPY2D *p)
 {
     return (shape3d){p->dstMemoryType, p->srcMemoryType, p->srcHost, p->dstHost, p->srcDevice,
                      p->dstDevice, p->srcXInBytes, p->srcY, 0, p->dstXInBytes, p->dstY, 0,
-                     p->srcPitch, p->dstPitch, p->Height, p->Height, p->WidthInBytes, p->Height, 1};
+                     p->srcPitch, p->dstPitch, p->Height, p->Height, p->WidthInBytes, p->Height, 1,
+                     p->srcArray, p->dstArray};
 }
 
 static CUresult copy_2d(const CUDA_MEMCPY2D *p, CUstream h, bool sync)
@@ -342,7 +360,7 @@ static CUresult copy_3d_desc(const CUDA_MEMCPY3D *p, CUstream h, bool sync)
     shape3d m = {p->dstMemoryType, p->srcMemoryType, p->srcHost, p->dstHost, p->srcDevice,
                  p->dstDevice, p->srcXInBytes, p->srcY, p->srcZ, p->dstXInBytes, p->dstY,
                  p->dstZ, p->srcPitch, p->dstPitch, p->srcHeight, p->dstHeight, p->WidthInBytes,
-                 p->Height, p->Depth};
+                 p->Height, p->Depth, p->srcArray, p->dstArray};
     return copy_3d(&m, h, sync);
 }
 
@@ -359,7 +377,7 @@ static CUresult copy_3d_peer(const CUDA_MEMCPY3D_PEER *p, CUstream h, bool sync)
     shape3d m = {p->dstMemoryType, p->srcMemoryType, p->srcHost, p->dstHost, p->srcDevice,
                  p->dstDevice, p->srcXInBytes, p->srcY, p->srcZ, p->dstXInBytes, p->dstY,
                  p->dstZ, p->srcPitch, p->dstPitch, p->srcHeight, p->dstHeight, p->WidthInBytes,
-                 p->Height, p->Depth};
+                 p->Height, p->Depth, NULL, NULL}; /* peer copies take no arrays */
     return copy_3d(&m, h, sync);
 }
 

@@ -4,8 +4,8 @@
  * kernel's static shared memory and the limits derived from it are its
  * own, not the module's; .managed module variables are managed memory
  * (IS_MANAGED written as an unsigned int, HOST_POINTER); static libraries
- * and host objects of relocatable device code link (their embedded PTX);
- * texture and surface sizes read 0 (not supported).  References: the PTX
+ * and host objects of relocatable device code link (their embedded PTX).
+ * (Texture and surface limits: test_cu_texture.)  References: the PTX
  * written here (each kernel reverses its block's thread ids through its
  * shared array, checked against the host's reversal), NVIDIA's documented
  * attribute types, and link_main.cu's formula computed on the host. */
@@ -260,29 +260,6 @@ static void test_link_library_and_object(void **state)
     free(obj);
 }
 
-/* ---- device attributes ------------------------------------------------------------------- */
-
-static void test_no_texture_limits(void **state)
-{
-    (void)state;
-    const CUdevice_attribute zero[] = {
-        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_WIDTH,   CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_WIDTH,
-        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_HEIGHT,  CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH,
-        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS,
-        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_WIDTH,
-        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH,
-        CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_WIDTH,   CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_HEIGHT,
-        CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_DEPTH,   CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_WIDTH,
-    };
-    for (size_t i = 0; i < sizeof zero / sizeof zero[0]; i++) {
-        int v = -1;
-        CU_OK(cuDeviceGetAttribute(&v, zero[i], 0));
-        assert_int_equal(v, 0);
-    }
-    int align = 0;
-    CU_OK(cuDeviceGetAttribute(&align, CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT, 0));
-    assert_true(align > 0); /* an alignment, not a feature */
-}
 
 int main(void)
 {
@@ -291,7 +268,6 @@ int main(void)
         cmocka_unit_test(test_shared_size_per_kernel),
         cmocka_unit_test(test_managed_variable_pointer),
         cmocka_unit_test(test_link_library_and_object),
-        cmocka_unit_test(test_no_texture_limits),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
