@@ -19,6 +19,7 @@
 
 #include "lower.h"
 #include "module_key.h"
+#include "devmem.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -574,3 +575,7 @@ ptxjit_status ptxjit_launch_cooperative(ptxjit_ctx *c, const ptxjit_kernel *k,
 {
     return launch(c, k, cfg, true, err, errlen);
 }
+
+void *ptxjit_mem_alloc(size_t size) { return rt_devmem_alloc(size); }
+
+void ptxjit_mem_free(void *p, size_t size) { rt_devmem_free(p, size); }

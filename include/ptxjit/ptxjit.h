@@ -152,6 +152,13 @@ const ptxjit_global_info *ptxjit_global_get(const ptxjit_module *m, const char *
 uint32_t ptxjit_global_count(const ptxjit_module *m);
 const ptxjit_global_info *ptxjit_global_at(const ptxjit_module *m, uint32_t i);
 
+/* Device memory for kernel buffers: a mapping of its own between guard
+ * pages, page aligned and zero-filled, so that a kernel overrunning it
+ * faults (or stays within its last page) instead of corrupting the host's
+ * heap.  NULL if size is 0 or memory is short; free with the same size. */
+void *ptxjit_mem_alloc(size_t size);
+void ptxjit_mem_free(void *p, size_t size);
+
 typedef struct ptxjit_launch_cfg {
     uint32_t grid[3], block[3];
     uint32_t shared_bytes;   /* dynamic shared memory */

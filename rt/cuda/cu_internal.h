@@ -237,8 +237,9 @@ bool cu_map_update(uintptr_t p, size_t len, void (*fn)(cu_alloc *a, void *arg), 
 /* Removes and frees every allocation of a context (at destroy). */
 void cu_map_release_ctx(struct CUctx_st *ctx);
 
-/* Device memory: 256-byte aligned, zero bytes never.  Returns NULL when the
- * request is impossible (over physical memory) or fails. */
+/* Device memory (devmem.h: own mappings between guard pages): page
+ * aligned, zero bytes never.  Returns NULL when the request is impossible
+ * (over physical memory) or fails. */
 void *cu_mem_alloc_raw(size_t size);
 void cu_mem_free_raw(void *p, size_t size);
 CUresult cu_mem_alloc_kind(struct CUctx_st *ctx, size_t size, cu_mem_kind kind, unsigned flags,
