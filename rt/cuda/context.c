@@ -65,10 +65,13 @@ static bool ctx_start(struct CUctx_st *c, unsigned flags)
     ctx_reset_state(c, flags);
     c->id = cu_next_id();
     c->sched = rt_sched_create(NULL);
-    c->legacy = c->sched ? cu_stream_new(c, CU_STREAM_LEGACY_NULL, 0, 0) : NULL;
+    c->heap = ptxjit_heap_create(c->limits[CU_LIMIT_MALLOC_HEAP_SIZE]);
+    c->legacy = c->sched && c->heap ? cu_stream_new(c, CU_STREAM_LEGACY_NULL, 0, 0) : NULL;
     if (!c->legacy) {
         rt_sched_destroy(c->sched);
+        ptxjit_heap_destroy(c->heap);
         c->sched = NULL;
+        c->heap = NULL;
     }
     return c->legacy != NULL;
 }
@@ -81,6 +84,8 @@ static void ctx_stop(struct CUctx_st *c)
     cu_ctx_free_streams(c);
     rt_sched_destroy(c->sched);
     c->sched = NULL;
+    ptxjit_heap_destroy(c->heap);
+    c->heap = NULL;
     cu_map_release_ctx(c);
     c->legacy = NULL;
 }
@@ -403,9 +408,12 @@ CUresult cuCtxSetLimit(CUlimit limit, size_t value)
         return CUDA_ERROR_INVALID_VALUE;
     }
     pthread_mutex_lock(&c->lock);
-    c->limits[limit] = value;
+    /* CUDA refuses a new heap size after a kernel used malloc */
+    bool ok = limit != CU_LIMIT_MALLOC_HEAP_SIZE || ptxjit_heap_set_limit(c->heap, value);
+    if (ok)
+        c->limits[limit] = value;
     pthread_mutex_unlock(&c->lock);
-    return CUDA_SUCCESS;
+    return ok ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
 CUresult cuCtxGetLimit(size_t *pvalue, CUlimit limit)

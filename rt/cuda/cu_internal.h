@@ -90,6 +90,7 @@ struct CUctx_st {
     int primary_refs;
     unsigned api_version;
     rt_sched *sched;                 /* the streams' queues and processors; the sticky error */
+    ptxjit_heap *heap;               /* in-kernel malloc, CU_LIMIT_MALLOC_HEAP_SIZE bytes */
     pthread_mutex_t lock;            /* the fields below */
     size_t limits[CU_LIMIT_MAX];
     CUfunc_cache cache_config;

@@ -35,9 +35,8 @@ static CUresult launch_run(cu_op *op)
 {
     launch_op *l = (launch_op *)op;
     char err[640];
-    if (l->cooperative)
-        return cu_result_of(ptxjit_launch_cooperative(cu_engine(), l->k, &l->cfg, err, sizeof err));
-    return cu_result_of(ptxjit_launch(cu_engine(), l->k, &l->cfg, err, sizeof err));
+    ptxjit_launch_opts opts = {.cooperative = l->cooperative, .heap = l->op.ctx->heap};
+    return cu_result_of(ptxjit_launch_with(cu_engine(), l->k, &l->cfg, &opts, err, sizeof err));
 }
 
 /* ---- validation ------------------------------------------------------------------------------ */

@@ -23,5 +23,55 @@ expect overrun-guard 1 "$ptxjit" run "$vec" -k vec_add -g 8 -b 256 --arg 'f32[16
     --arg 'f32[16]:iota' --arg 'f32[16]:zeros' --arg s32:2048
 grep_out overrun-guard "kernel 'vec_add': invalid memory access"
 
+# Device malloc takes from an 8 MiB heap and returns NULL when it is used
+# up (the loop stops): 4 KiB blocks, so at most 2048 of them.
+cat >"$tmp/heap.ptx" <<'PTX'
+.version 7.0
+.target sm_80
+.address_size 64
+.extern .func (.param .b64 func_retval0) malloc(.param .b64 malloc_param_0);
+.extern .func free(.param .b64 free_param_0);
+.visible .entry take(.param .u64 ptrs, .param .u32 max, .param .u64 size, .param .u64 count)
+{
+    .reg .pred %p<3>;
+    .reg .b32 %r<3>;
+    .reg .b64 %rd<8>;
+    ld.param.u64 %rd1, [ptrs];
+    ld.param.u32 %r1, [max];
+    ld.param.u64 %rd2, [size];
+    ld.param.u64 %rd3, [count];
+    mov.u32 %r2, 0;
+LOOP:
+    setp.ge.u32 %p1, %r2, %r1;
+    @%p1 bra DONE;
+    {
+    .param .b64 param0;
+    st.param.b64 [param0], %rd2;
+    .param .b64 retval0;
+    call.uni (retval0), malloc, (param0);
+    ld.param.b64 %rd4, [retval0];
+    }
+    setp.eq.u64 %p2, %rd4, 0;
+    @%p2 bra DONE;
+    mul.wide.u32 %rd5, %r2, 8;
+    add.s64 %rd6, %rd1, %rd5;
+    st.global.u64 [%rd6], %rd4;
+    st.u8 [%rd4], %r2;
+    add.s64 %rd7, %rd4, %rd2;
+    st.u8 [%rd7+-1], %r2;
+    add.u32 %r2, %r2, 1;
+    bra.uni LOOP;
+DONE:
+    st.global.u32 [%rd3], %r2;
+    ret;
+}
+PTX
+expect heap-limit 0 "$ptxjit" run "$tmp/heap.ptx" -k take -g 1 -b 1 --arg 'u64[65536]:zeros' \
+    --arg u32:65536 --arg u64:4096 --arg 'u32[1]:zeros' --print 3
+taken=$(sed -n 's/^ *0: *\([0-9]*\)$/\1/p' "$tmp/out")
+if [ -z "$taken" ] || [ "$taken" -gt 2048 ] || [ "$taken" -lt 1024 ]; then
+    echo "FAIL heap-limit: malloc gave '$taken' 4 KiB blocks from an 8 MiB heap"; fails=$((fails + 1))
+fi
+
 [ "$fails" = 0 ] && echo "hostile cli: all passed"
 exit $((fails > 0))
