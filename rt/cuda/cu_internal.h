@@ -91,6 +91,7 @@ struct CUctx_st {
     unsigned api_version;
     rt_sched *sched;                 /* the streams' queues and processors; the sticky error */
     ptxjit_heap *heap;               /* in-kernel malloc, CU_LIMIT_MALLOC_HEAP_SIZE bytes */
+    atomic_int users;                /* calls working in it (cu_ctx_hold); destroy waits for 0 */
     pthread_mutex_t lock;            /* the fields below */
     size_t limits[CU_LIMIT_MAX];
     CUfunc_cache cache_config;
@@ -107,6 +108,13 @@ struct CUctx_st {
 CUresult cu_ctx_current(struct CUctx_st **out);
 /* cu_ctx_current, then the context's sticky error if a kernel faulted. */
 CUresult cu_ctx_enter(struct CUctx_st **out);
+/* Keeps a context from being destroyed (or its primary context reset)
+ * while a call works in it, until cu_ctx_release: the current context, or
+ * stream's when a stream handle is given (validated in the same step).
+ * CUDA_ERROR_CONTEXT_IS_DESTROYED once destruction has begun, so that
+ * threads still launching into a context being destroyed fail cleanly. */
+CUresult cu_ctx_hold(CUstream stream, struct CUctx_st **out);
+void cu_ctx_release(struct CUctx_st *c);
 /* A context handle passed explicitly: live and active. */
 bool cu_ctx_valid(const struct CUctx_st *c);
 /* The context's sticky error: the first kernel fault, until the context is
@@ -299,6 +307,8 @@ CUresult cu_stream_resolve(CUstream h, struct CUctx_st **ctx, struct CUstream_st
  * ownership of it; an error it returns becomes the context's sticky
  * error.  Returns an enqueue-time error or CUDA_SUCCESS. */
 CUresult cu_stream_submit(struct CUstream_st *s, cu_op *op);
+/* cu_stream_resolve holding the context (cu_ctx_hold): cu_ctx_release it. */
+CUresult cu_stream_hold(CUstream h, struct CUctx_st **ctx, struct CUstream_st **out);
 /* Waits for everything submitted to s; returns its error or the sticky one. */
 CUresult cu_stream_sync(struct CUstream_st *s);
 /* Waits for every stream of the context. */

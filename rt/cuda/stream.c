@@ -142,6 +142,18 @@ CUresult cu_stream_resolve(CUstream h, struct CUctx_st **ctx, struct CUstream_st
     return *out ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 }
 
+CUresult cu_stream_hold(CUstream h, struct CUctx_st **ctx, struct CUstream_st **out)
+{
+    bool handle = h && h != CU_STREAM_LEGACY && h != CU_STREAM_PER_THREAD;
+    CUresult r = cu_ctx_hold(handle ? h : NULL, ctx);
+    if (r)
+        return r;
+    r = cu_stream_resolve(h, ctx, out);
+    if (r)
+        cu_ctx_release(*ctx);
+    return r;
+}
+
 /* ---- the API ------------------------------------------------------------------------------- */
 
 CUresult cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags, int priority)
@@ -195,16 +207,24 @@ CUresult cuStreamSynchronize(CUstream hStream)
 {
     struct CUctx_st *c;
     struct CUstream_st *s;
-    CUresult r = cu_stream_resolve(hStream, &c, &s);
-    return r ? r : cu_stream_sync(s);
+    CUresult r = cu_stream_hold(hStream, &c, &s);
+    if (r)
+        return r;
+    r = cu_stream_sync(s);
+    cu_ctx_release(c);
+    return r;
 }
 
 CUresult cuStreamQuery(CUstream hStream)
 {
     struct CUctx_st *c;
     struct CUstream_st *s;
-    CUresult r = cu_stream_resolve(hStream, &c, &s);
-    return r ? r : cu_queue_result(rt_queue_query(s->q));
+    CUresult r = cu_stream_hold(hStream, &c, &s);
+    if (r)
+        return r;
+    r = cu_queue_result(rt_queue_query(s->q));
+    cu_ctx_release(c);
+    return r;
 }
 
 CUresult cuStreamGetPriority(CUstream hStream, int *priority)
