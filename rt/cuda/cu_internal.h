@@ -262,6 +262,9 @@ CUresult cu_mem_free_kind(uintptr_t base, unsigned kind_mask);
  * host memory, all of which are unified). */
 bool cu_mem_is_device(uintptr_t p, size_t len);
 
+/* Whether [p, p + n) is mapped readable (and writable if asked) host memory. */
+bool cu_host_range_accessible(uintptr_t p, size_t n, bool writable);
+
 /* Copies through the kernel: a bad host pointer is an error, not a crash.
  * Returns CUDA_SUCCESS or CUDA_ERROR_INVALID_VALUE. */
 CUresult cu_safe_copy(void *dst, const void *src, size_t n);

@@ -233,6 +233,8 @@ CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags)
         return CUDA_ERROR_INVALID_VALUE;
     if (Flags & CU_MEMHOSTREGISTER_IOMEMORY)
         return CUDA_ERROR_NOT_SUPPORTED;
+    if (!cu_host_range_accessible((uintptr_t)p, bytesize, !(Flags & CU_MEMHOSTREGISTER_READ_ONLY)))
+        return CUDA_ERROR_INVALID_VALUE;
     cu_alloc a = new_alloc((uintptr_t)p, bytesize, CU_MEM_REGISTERED, c, Flags, NULL);
     return cu_map_insert(&a) ? CUDA_SUCCESS : CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
 }
