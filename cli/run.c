@@ -273,9 +273,10 @@ int cmd_run(int argc, char **argv)
     if (rc != EXIT_OK)
         goto out;
     size_t len;
-    char *src = cli_read_file(o.path, &len);
+    char *src = cli_read_file(o.path, PTXJIT_MAX_PTX_BYTES, &len);
     if (!src) {
-        fprintf(stderr, "ptxjit run: cannot read '%s': %s\n", o.path, strerror(errno));
+        fprintf(stderr, "ptxjit run: cannot read '%s': %s%s\n", o.path, strerror(errno),
+                errno == EFBIG ? " (PTX input is limited to 64 MiB)" : "");
         rc = EXIT_USAGE;
         goto out;
     }

@@ -433,17 +433,18 @@ static int read_file(runargs_arg *a, char *err, size_t errlen)
                     a->path, strerror(errno));
     struct stat st;
     uint64_t have;
+    bool more = false; /* a stream with bytes to spare: its size is unknown */
     if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size != a->bytes) {
         have = (uint64_t)st.st_size;
         goto mismatch;
     }
     size_t got = fread(a->data, 1, a->bytes, f);
     have = got;
-    if (got == a->bytes) { /* anything left over? */
-        char scratch[4096];
-        size_t n;
-        while ((n = fread(scratch, 1, sizeof scratch, f)) > 0)
-            have += n;
+    if (got == a->bytes) { /* anything left over?  One byte says so (an
+                              endless input such as /dev/zero never ends) */
+        char extra;
+        more = fread(&extra, 1, 1, f) == 1;
+        have += more;
     }
     if (ferror(f)) {
         int e = errno;
@@ -458,9 +459,10 @@ static int read_file(runargs_arg *a, char *err, size_t errlen)
 mismatch:
     fclose(f);
     return fail(err, errlen,
-                "--arg %zu (%s): file '%s' is %" PRIu64 " bytes but %s[%" PRIu64 "] needs %" PRIu64
+                "--arg %zu (%s): file '%s' is %s%" PRIu64 " bytes but %s[%" PRIu64 "] needs %" PRIu64
                 " bytes",
-                a->index, a->spec, a->path, have, types[a->type].name, a->count,
+                a->index, a->spec, a->path, more ? "more than " : "", more ? (uint64_t)a->bytes : have,
+                types[a->type].name, a->count,
                 (uint64_t)a->bytes);
 }
 

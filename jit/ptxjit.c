@@ -437,6 +437,16 @@ ptxjit_module *ptxjit_load(ptxjit_ctx *c, const char *src, size_t len, const cha
 {
     if (log)
         *log = NULL;
+    if (len > PTXJIT_MAX_PTX_BYTES) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s: error: %zu bytes of PTX; at most %zu are taken\n",
+                 name ? name : "<ptx>", len, PTXJIT_MAX_PTX_BYTES);
+        if (log)
+            *log = strdup(msg);
+        if (stats)
+            *stats = (ptxjit_stats){0};
+        return NULL;
+    }
     pthread_mutex_lock(&c->lock);
     ptxjit_module *m = load_locked(c, src, len, name, log, stats);
     pthread_mutex_unlock(&c->lock);

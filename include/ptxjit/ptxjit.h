@@ -86,6 +86,11 @@ const char *ptxjit_cache_dir(const ptxjit_ctx *ctx);
  * number of threads launching it).  On failure returns NULL and, if log
  * is non-NULL, *log receives the diagnostics as "name:line:col: error:
  * ..." lines (free() it). */
+/* The largest PTX text ptxjit takes (64 MiB): files and images beyond it
+ * are refused before anything is parsed, so that an endless or absurd
+ * input (/dev/zero) is an error, never a hang or an exhausted memory. */
+#define PTXJIT_MAX_PTX_BYTES ((size_t)64 << 20)
+
 ptxjit_module *ptxjit_load(ptxjit_ctx *ctx, const char *ptx, size_t len, const char *name,
                            char **log, ptxjit_stats *stats);
 /* Builds every kernel's generic code now (from the cache, or compiling

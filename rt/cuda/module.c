@@ -26,6 +26,11 @@ CUresult cu_read_file(const char *path, char **data, size_t *len)
     char *buf = NULL;
     size_t n = 0, cap = 0;
     for (;;) {
+        if (n > PTXJIT_MAX_PTX_BYTES) { /* endless (/dev/zero) or absurd: no module */
+            free(buf);
+            fclose(f);
+            return CUDA_ERROR_INVALID_IMAGE;
+        }
         if (n + 4096 + 1 > cap) {
             cap = cap ? cap * 2 : 65536;
             char *grown = realloc(buf, cap);

@@ -73,5 +73,21 @@ if [ -z "$taken" ] || [ "$taken" -gt 2048 ] || [ "$taken" -lt 1024 ]; then
     echo "FAIL heap-limit: malloc gave '$taken' 4 KiB blocks from an 8 MiB heap"; fails=$((fails + 1))
 fi
 
+# Absurd sizes are errors with file:line:col, for check and run alike.
+printf '.version 7.0\n.target sm_80\n.address_size 64\n.global .align 4 .b8 big[1099511627776];\n.const .align 4 .b8 c[1099511627776];\n' >"$tmp/huge.ptx"
+expect huge-check 2 "$ptxjit" check "$tmp/huge.ptx"
+grep_out huge-check "huge.ptx:4:22: error: .global variable 'big' is too large"
+grep_out huge-check "huge.ptx:5:21: error: .const variable 'c' is too large"
+expect huge-run 2 "$ptxjit" run "$tmp/huge.ptx" -k nothing
+grep_out huge-run "huge.ptx:4:22: error"
+
+# Endless inputs end: read with a bound, an error at once (timeout: a hang fails).
+expect endless-check 2 timeout 60 "$ptxjit" check /dev/zero
+grep_out endless-check "cannot read '/dev/zero': File too large \(PTX input is limited to 64 MiB\)"
+expect endless-run 2 timeout 60 "$ptxjit" run /dev/zero -k k
+expect endless-arg 2 timeout 60 "$ptxjit" run "$vec" -k vec_add --arg 'f32[4]:file=/dev/zero' \
+    --arg 'f32[4]:zeros' --arg 'f32[4]:zeros' --arg s32:4
+grep_out endless-arg "file '/dev/zero' is more than 16 bytes but f32\[4\] needs 16 bytes"
+
 [ "$fails" = 0 ] && echo "hostile cli: all passed"
 exit $((fails > 0))
