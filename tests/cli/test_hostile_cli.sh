@@ -89,5 +89,19 @@ expect endless-arg 2 timeout 60 "$ptxjit" run "$vec" -k vec_add --arg 'f32[4]:fi
     --arg 'f32[4]:zeros' --arg 'f32[4]:zeros' --arg s32:4
 grep_out endless-arg "file '/dev/zero' is more than 16 bytes but f32\[4\] needs 16 bytes"
 
+# Under an address-space limit (ulimit -v 4 GiB; 1.5 GiB) launches still run:
+# the shared-memory window takes less than its usual 4 GiB reservation.
+# (A sanitizer build cannot start under such a limit at all: skipped there.)
+for kb in 4194304 1572864; do
+    if (ulimit -v $kb && "$ptxjit" --version) >/dev/null 2>&1; then
+        expect "ulimit-v-$kb" 0 bash -c "ulimit -v $kb && exec \"\$0\" \"\$@\"" "$ptxjit" run "$vec" \
+            -k vec_add -g 4 -b 64 --arg 'f32[256]:iota' --arg 'f32[256]:fill=1' \
+            --arg 'f32[256]:zeros' --arg s32:256 --print 2:4
+        grep_out "ulimit-v-$kb" '0: +1 +2 +3 +4$'
+    else
+        echo "ulimit-v-$kb: skipped (this build cannot start under ulimit -v $kb)"
+    fi
+done
+
 [ "$fails" = 0 ] && echo "hostile cli: all passed"
 exit $((fails > 0))
