@@ -135,9 +135,10 @@ CUresult cu_ctx_hold(CUstream stream, struct CUctx_st **out)
     if (!stream && !c)
         return CUDA_ERROR_INVALID_CONTEXT;
     pthread_mutex_lock(&ctx_lock);
-    if (stream && !cu_handle_valid(stream, CU_KIND_STREAM))
+    struct CUstream_st *s = stream ? cu_stream_handle_get(stream) : NULL;
+    if (stream && !s)
         r = CUDA_ERROR_INVALID_HANDLE;
-    else if (!cu_ctx_valid(c = stream ? stream->ctx : c))
+    else if (!cu_ctx_valid(c = s ? s->ctx : c))
         r = CUDA_ERROR_CONTEXT_IS_DESTROYED;
     else
         atomic_fetch_add(&c->users, 1);

@@ -290,7 +290,14 @@ struct CUstream_st {
     int priority;
     unsigned long long id;
     rt_queue *q;                     /* the legacy one belongs to ctx->sched */
+    CUstream handle;                 /* what the API hands out (stream_handles.c) */
 };
+
+/* Generation-checked CUstream values (stream_handles.c): add returns NULL
+ * without memory; get returns NULL for a destroyed or forged handle. */
+CUstream cu_stream_handle_add(struct CUstream_st *s);
+void cu_stream_handle_remove(CUstream h);
+struct CUstream_st *cu_stream_handle_get(CUstream h);
 
 struct CUevent_st {
     struct CUctx_st *ctx;
