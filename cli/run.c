@@ -298,6 +298,13 @@ int cmd_run(int argc, char **argv)
     } else {
         rc = run_loaded(ctx, m, &o);
     }
+    /* Output that could not be written (a full disk, /dev/full) is a
+     * failure, not a silent loss. */
+    if (fflush(stdout) || ferror(stdout)) {
+        fprintf(stderr, "ptxjit run: cannot write the output: %s\n", strerror(errno));
+        if (rc == EXIT_OK)
+            rc = EXIT_KERNEL;
+    }
     free(log);
     ptxjit_module_unload(m);
     ptxjit_destroy(ctx);

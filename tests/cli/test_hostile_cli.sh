@@ -103,5 +103,14 @@ for kb in 4194304 1572864; do
     fi
 done
 
+# Output that cannot be written is a failure (exit 1, a message), not lost.
+if [ -w /dev/full ]; then
+    expect print-full 1 bash -c '"$0" "$@" >/dev/full' "$ptxjit" run "$vec" -k vec_add -g 1 -b 32 \
+        --arg 'f32[32]:iota' --arg 'f32[32]:iota' --arg 'f32[32]:zeros' --arg s32:32 --print 2:4
+    grep_out print-full "ptxjit run: cannot write the output: No space left on device"
+else
+    echo "print-full: skipped (no /dev/full)"
+fi
+
 [ "$fails" = 0 ] && echo "hostile cli: all passed"
 exit $((fails > 0))

@@ -7,7 +7,9 @@
  * usable. */
 #include "cu_test.h"
 
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 static CUresult load_with_log(const char *ptx, char *log, size_t len)
 {
@@ -95,12 +97,65 @@ static void test_oversized_text(void **state)
     free(ptx);
 }
 
+/* Numbers in the header beyond any int: refused, no overflow (UBSan). */
+static void test_absurd_header_numbers(void **state)
+{
+    (void)state;
+    cu_test_primary();
+    char log[4096];
+    CU_EXPECT(CUDA_ERROR_UNSUPPORTED_PTX_VERSION,
+              load_with_log(".version 2147483648.0\n.target sm_80\n.address_size 64\n", log,
+                            sizeof log));
+    CU_EXPECT(CUDA_ERROR_UNSUPPORTED_PTX_VERSION,
+              load_with_log(".version 99999999999999999999.99999999999999999999\n.target sm_80\n"
+                            ".address_size 64\n", log, sizeof log));
+    CU_EXPECT(CUDA_ERROR_INVALID_PTX,
+              load_with_log(".version 7.0\n.target sm_99999999999999999999\n.address_size 64\n",
+                            log, sizeof log));
+    assert_non_null(strstr(log, "needs a device of compute capability"));
+}
+
+/* A fat binary whose header claims more than there is, loaded through the
+ * size-less cuModuleLoadData (or nvcc's wrapper around it, which has no
+ * size at all): the image ends at an unmapped page, and the load is
+ * CUDA_ERROR_INVALID_IMAGE rather than a read past it. */
+static void test_fatbin_lying_size(void **state)
+{
+    (void)state;
+    cu_test_primary();
+    long page = sysconf(_SC_PAGESIZE);
+    unsigned char *m = mmap(NULL, 2 * (size_t)page, PROT_READ | PROT_WRITE,
+                            MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(m != MAP_FAILED);
+    assert_int_equal(munmap(m + page, (size_t)page), 0);
+    unsigned char *fb = m + page - 64; /* 64 bytes, then nothing */
+    memset(fb, 0, 64);
+    static const unsigned char header[16] = {0x50, 0xed, 0x55, 0xba, 1, 0, 16, 0,
+                                             0x00, 0x00, 0x00, 0x40, 0, 0, 0, 0}; /* 1 GiB body */
+    memcpy(fb, header, sizeof header);
+    CUmodule mod;
+    CU_EXPECT(CUDA_ERROR_INVALID_IMAGE, cuModuleLoadData(&mod, fb));
+    CU_EXPECT(CUDA_ERROR_INVALID_IMAGE, cuModuleLoadFatBinary(&mod, fb));
+    fb[10] = 0x10; /* 4 KiB + 16: past the page by a little */
+    fb[11] = 0;
+    CU_EXPECT(CUDA_ERROR_INVALID_IMAGE, cuModuleLoadData(&mod, fb));
+    /* nvcc's wrapper: magic, version, the container's address */
+    struct { uint32_t magic, version; const void *data, *unused; } wrapper = {0x466243b1u, 1, fb,
+                                                                              NULL};
+    CU_EXPECT(CUDA_ERROR_INVALID_IMAGE, cuModuleLoadData(&mod, &wrapper));
+    wrapper.data = m + page; /* unmapped */
+    CU_EXPECT(CUDA_ERROR_INVALID_IMAGE, cuModuleLoadData(&mod, &wrapper));
+    munmap(m, (size_t)page);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_huge_variables),
         cmocka_unit_test(test_endless_file),
         cmocka_unit_test(test_oversized_text),
+        cmocka_unit_test(test_absurd_header_numbers),
+        cmocka_unit_test(test_fatbin_lying_size),
     };
     CU_OK(cuInit(0));
     return cmocka_run_group_tests(tests, NULL, NULL);
