@@ -215,12 +215,10 @@ CUresult cu_module_load(struct CUctx_st *ctx, const void *image, size_t size, co
     return CUDA_SUCCESS;
 }
 
-static CUresult load_into_current(CUmodule *module, const void *image, size_t size,
-                                  const char *name, unsigned nopts, CUjit_option *opts,
-                                  void **vals)
+static CUresult load_into(struct CUctx_st *c, CUmodule *module, const void *image, size_t size,
+                          const char *name, unsigned nopts, CUjit_option *opts, void **vals)
 {
-    struct CUctx_st *c;
-    CUresult r = cu_ctx_enter(&c);
+    CUresult r = cu_ctx_sticky(c);
     if (r)
         return r;
     if (!module || !image)
@@ -234,6 +232,21 @@ static CUresult load_into_current(CUmodule *module, const void *image, size_t si
     pthread_mutex_unlock(&c->lock);
     *module = mod;
     return CUDA_SUCCESS;
+}
+
+/* Holds the context (cu_ctx_hold): a cuCtxDestroy meanwhile waits for the
+ * module to be in its list, and so frees it. */
+static CUresult load_into_current(CUmodule *module, const void *image, size_t size,
+                                  const char *name, unsigned nopts, CUjit_option *opts,
+                                  void **vals)
+{
+    struct CUctx_st *c;
+    CUresult r = cu_ctx_hold(NULL, &c);
+    if (r)
+        return r;
+    r = load_into(c, module, image, size, name, nopts, opts, vals);
+    cu_ctx_release(c);
+    return r;
 }
 
 CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int numOptions,
