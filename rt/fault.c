@@ -30,13 +30,14 @@ static int sig_index(int sig)
     return 0;
 }
 
-/* A fault outside kernel code goes to the handler installed before ours,
- * as the kernel would have delivered it: with that handler's mask, once
- * only under SA_RESETHAND, and with the default action (death, a core)
- * when there was none.  Ours stays installed for the next kernel fault. */
 static void handler(int sig, siginfo_t *si, void *uc);
 static void reclaim(int i);
 
+/* A fault outside kernel code goes to the handler installed before ours,
+ * as the kernel would have delivered it: with that handler's mask, once
+ * only under SA_RESETHAND, and with the default action (death, a core)
+ * when there was none.  Ours stays installed for the next kernel fault,
+ * or goes back in front if that handler replaced it (reclaim). */
 static void chain(int sig, siginfo_t *si, void *uc)
 {
     int i = sig_index(sig);
