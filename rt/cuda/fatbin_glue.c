@@ -44,10 +44,11 @@ static rt_fatbin_status copy_claimed(const void *image, uint8_t **copy, size_t *
             return RT_FATBIN_CORRUPT;
     }
     uint64_t head = read_le(hdr + 6, 2), body = read_le(hdr + 8, 8);
-    if (read_le(hdr, 4) != RT_FATBIN_MAGIC || body > RT_FATBIN_MAX_PAYLOAD)
+    /* a header shorter than itself would leave a size of 0: "unknown" */
+    if (read_le(hdr, 4) != RT_FATBIN_MAGIC || head < sizeof hdr || body > RT_FATBIN_MAX_PAYLOAD)
         return RT_FATBIN_CORRUPT;
     size_t total = (size_t)(head + body);
-    uint8_t *buf = malloc(total ? total : 1);
+    uint8_t *buf = malloc(total);
     if (!buf)
         return RT_FATBIN_NOMEM;
     if (cu_safe_copy(buf, image, total)) {

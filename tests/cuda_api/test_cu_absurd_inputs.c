@@ -139,6 +139,9 @@ static void test_fatbin_lying_size(void **state)
     fb[10] = 0x10; /* 4 KiB + 16: past the page by a little */
     fb[11] = 0;
     CU_EXPECT(CUDA_ERROR_INVALID_IMAGE, cuModuleLoadData(&mod, fb));
+    memset(fb + 4, 0, 12); /* a header claiming 0 bytes, itself included (fuzz_load) */
+    CU_EXPECT(CUDA_ERROR_INVALID_IMAGE, cuModuleLoadData(&mod, fb));
+    memcpy(fb, header, sizeof header);
     /* nvcc's wrapper: magic, version, the container's address */
     struct { uint32_t magic, version; const void *data, *unused; } wrapper = {0x466243b1u, 1, fb,
                                                                               NULL};
