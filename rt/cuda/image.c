@@ -32,9 +32,14 @@ CUresult cu_image_ptx(const void *image, size_t size, char **ptx, size_t *len, c
     *why = NULL;
     if (!p)
         return CUDA_ERROR_INVALID_VALUE;
+    /* The magic: no magic has a zero byte, so a size-less image (text
+     * ending at its NUL) is read no further than that NUL. */
     uint32_t magic = 0;
+    unsigned char m[4] = {0};
+    for (size_t i = 0; i < 4 && (size ? i < size : i == 0 || m[i - 1]); i++)
+        m[i] = p[i];
     if (size == 0 || size >= 4)
-        memcpy(&magic, p, 4);
+        memcpy(&magic, m, 4);
     if (!memcmp(&magic, "\x7f" "ELF", 4)) {
         *why = strdup("the image is a cubin (GPU machine code only); ptxjit needs PTX");
         return CUDA_ERROR_NO_BINARY_FOR_GPU;

@@ -148,6 +148,12 @@ static void test_fatbin_lying_size(void **state)
     CU_EXPECT(CUDA_ERROR_INVALID_IMAGE, cuModuleLoadData(&mod, &wrapper));
     wrapper.data = m + page; /* unmapped */
     CU_EXPECT(CUDA_ERROR_INVALID_IMAGE, cuModuleLoadData(&mod, &wrapper));
+    /* a size-less image shorter than any magic, ending at the page's end:
+     * read no further than its NUL (fuzz_load) */
+    memcpy(m + page - 3, "\xb1" "C", 3);
+    CU_EXPECT(CUDA_ERROR_INVALID_IMAGE, cuModuleLoadData(&mod, m + page - 3));
+    memcpy(m + page - 2, "C", 2);
+    CU_EXPECT(CUDA_ERROR_INVALID_PTX, cuModuleLoadData(&mod, m + page - 2));
     munmap(m, (size_t)page);
 }
 
