@@ -24,6 +24,7 @@ struct cache {
     uint64_t max_bytes;
     atomic_bool warned; /* the one stderr warning of this handle was given
                            (kernels compile and store on several threads) */
+    atomic_bool untrusted; /* the directory or an entry failed the trust test */
 };
 
 cache *cache_open(const char *dir, uint64_t max_bytes)
@@ -91,6 +92,38 @@ static void unlink_if_same(const char *path, const struct stat *seen)
         unlink(path);
 }
 
+/* Whom the cache trusts, as ccache and pip decide: a directory or entry
+ * that another user owns, or that anyone but its owner may write, could
+ * hold code someone else planted (a checksum proves nothing against an
+ * author who recomputes it).  Such a cache is not used at all: one
+ * warning, then every lookup is a miss and nothing is stored. */
+static bool trusted(const struct stat *st)
+{
+    return st->st_uid == geteuid() && !(st->st_mode & (S_IWGRP | S_IWOTH));
+}
+
+static bool distrust(cache *c, const char *path, const struct stat *st)
+{
+    atomic_store(&c->untrusted, true);
+    if (!atomic_exchange(&c->warned, true))
+        fprintf(stderr, "ptxjit: warning: compilation cache '%s': '%s' is %s; continuing without "
+                "the cache\n", c->dir, path,
+                st->st_uid != geteuid() ? "owned by another user" : "writable by other users");
+    cache_debug("untrusted: %s (uid %u, mode %o)", path, (unsigned)st->st_uid,
+                (unsigned)(st->st_mode & 07777));
+    return false;
+}
+
+/* The directory, unless it does not exist yet (then nothing is read from
+ * it, and cache_put creates it private before checking again). */
+static bool dir_trusted(cache *c)
+{
+    if (atomic_load(&c->untrusted))
+        return false;
+    struct stat st;
+    return stat(c->dir, &st) || trusted(&st) || distrust(c, c->dir, &st);
+}
+
 /* Damaged entries are reported (debug channel) and deleted: a miss. */
 static int reject(const char *path, const struct stat *st, const char *why)
 {
@@ -102,7 +135,7 @@ static int reject(const char *path, const struct stat *st, const char *why)
 int cache_get(cache *c, const cache_key *key, void **data, size_t *size)
 {
     char path[PATH_MAX], why[256];
-    if (!entry_path(c, key, path, sizeof path))
+    if (!entry_path(c, key, path, sizeof path) || !dir_trusted(c))
         return -1;
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0) {
@@ -119,6 +152,8 @@ int cache_get(cache *c, const cache_key *key, void **data, size_t *size)
         cache_debug("cannot stat %s: %s", path, strerror(errno));
     else if (!S_ISREG(st.st_mode))
         reject(path, &st, "not a regular file");
+    else if (!trusted(&st))
+        distrust(c, path, &st);
     else if ((uint64_t)st.st_size > limit)
         reject(path, &st, "larger than any entry");
     else if (read_all(fd, (size_t)st.st_size, &raw))
@@ -213,6 +248,8 @@ int cache_put(cache *c, const cache_key *key, const void *data, size_t size)
     /* Every time: `ptxjit cache clear` may have removed it meanwhile. */
     if (make_dir(c->dir))
         return put_failed(c, "creating the directory", errno);
+    if (!dir_trusted(c))
+        return -1;
     if (cache_entry_encode(key, data, size, &entry, &esize))
         return put_failed(c, "compressing", ENOMEM);
     int rc = publish(c, path, entry, esize);

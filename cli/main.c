@@ -2,6 +2,7 @@
  * Exit codes: 0 success, 1 kernel runtime failure, 2 usage or PTX error. */
 #include "cache_cmd.h"
 #include "ptx.h"
+#include "ptxjit/ptxjit.h"
 #include "read_file.h"
 #include "run.h"
 
@@ -68,9 +69,10 @@ static const char usage[] =
 static ptx_module *load(const char *path, int *status)
 {
     size_t len;
-    char *src = cli_read_file(path, &len);
+    char *src = cli_read_file(path, PTXJIT_MAX_PTX_BYTES, &len);
     if (!src) {
-        fprintf(stderr, "ptxjit: cannot read '%s': %s\n", path, strerror(errno));
+        fprintf(stderr, "ptxjit: cannot read '%s': %s%s\n", path, strerror(errno),
+                errno == EFBIG ? " (PTX input is limited to 64 MiB)" : "");
         *status = EXIT_USAGE;
         return NULL;
     }

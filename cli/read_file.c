@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-char *cli_read_file(const char *path, size_t *len)
+char *cli_read_file(const char *path, size_t max, size_t *len)
 {
     FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
     if (!f)
@@ -18,6 +18,12 @@ char *cli_read_file(const char *path, size_t *len)
         n += fread(buf + n, 1, cap - n, f);
         if (n < cap)
             break;
+        if (n > max) { /* an endless input (/dev/zero) ends here */
+            free(buf);
+            buf = NULL;
+            errno = EFBIG;
+            break;
+        }
         char *nb = cap < (SIZE_MAX >> 1) ? realloc(buf, cap *= 2) : NULL;
         if (!nb) {
             free(buf);

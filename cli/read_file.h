@@ -5,7 +5,8 @@
 #include <stddef.h>
 
 /* Reads a whole file, or standard input for "-"; NULL with errno set on
- * failure.  The caller frees the result. */
-char *cli_read_file(const char *path, size_t *len);
+ * failure (EFBIG: more than max bytes, read no further).  The caller
+ * frees the result. */
+char *cli_read_file(const char *path, size_t max, size_t *len);
 
 #endif

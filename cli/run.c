@@ -273,9 +273,10 @@ int cmd_run(int argc, char **argv)
     if (rc != EXIT_OK)
         goto out;
     size_t len;
-    char *src = cli_read_file(o.path, &len);
+    char *src = cli_read_file(o.path, PTXJIT_MAX_PTX_BYTES, &len);
     if (!src) {
-        fprintf(stderr, "ptxjit run: cannot read '%s': %s\n", o.path, strerror(errno));
+        fprintf(stderr, "ptxjit run: cannot read '%s': %s%s\n", o.path, strerror(errno),
+                errno == EFBIG ? " (PTX input is limited to 64 MiB)" : "");
         rc = EXIT_USAGE;
         goto out;
     }
@@ -296,6 +297,13 @@ int cmd_run(int argc, char **argv)
         rc = EXIT_USAGE;
     } else {
         rc = run_loaded(ctx, m, &o);
+    }
+    /* Output that could not be written (a full disk, /dev/full) is a
+     * failure, not a silent loss. */
+    if (fflush(stdout) || ferror(stdout)) {
+        fprintf(stderr, "ptxjit run: cannot write the output: %s\n", strerror(errno));
+        if (rc == EXIT_OK)
+            rc = EXIT_KERNEL;
     }
     free(log);
     ptxjit_module_unload(m);

@@ -367,13 +367,22 @@ int runargs_parse_arg(const char *spec, size_t index, runargs_arg *out, char *er
     return 0;
 }
 
+/* The mapping behind a buffer: its bytes padded to RUNARGS_BUFFER_ALIGN
+ * (at least one unit, so an empty buffer is a valid pointer). */
+static size_t buffer_bytes(const runargs_arg *a)
+{
+    size_t units = (a->bytes + RUNARGS_BUFFER_ALIGN - 1) / RUNARGS_BUFFER_ALIGN;
+    return (units ? units : 1) * RUNARGS_BUFFER_ALIGN;
+}
+
 void runargs_free(runargs_arg *a)
 {
     if (!a)
         return;
     free(a->spec);
     free(a->path);
-    free(a->mem);
+    if (a->is_buffer)
+        ptxjit_mem_free(a->data, buffer_bytes(a));
     memset(a, 0, sizeof *a);
 }
 
@@ -424,17 +433,18 @@ static int read_file(runargs_arg *a, char *err, size_t errlen)
                     a->path, strerror(errno));
     struct stat st;
     uint64_t have;
+    bool more = false; /* a stream with bytes to spare: its size is unknown */
     if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size != a->bytes) {
         have = (uint64_t)st.st_size;
         goto mismatch;
     }
     size_t got = fread(a->data, 1, a->bytes, f);
     have = got;
-    if (got == a->bytes) { /* anything left over? */
-        char scratch[4096];
-        size_t n;
-        while ((n = fread(scratch, 1, sizeof scratch, f)) > 0)
-            have += n;
+    if (got == a->bytes) { /* anything left over?  One byte says so (an
+                              endless input such as /dev/zero never ends) */
+        char extra;
+        more = fread(&extra, 1, 1, f) == 1;
+        have += more;
     }
     if (ferror(f)) {
         int e = errno;
@@ -449,9 +459,10 @@ static int read_file(runargs_arg *a, char *err, size_t errlen)
 mismatch:
     fclose(f);
     return fail(err, errlen,
-                "--arg %zu (%s): file '%s' is %" PRIu64 " bytes but %s[%" PRIu64 "] needs %" PRIu64
+                "--arg %zu (%s): file '%s' is %s%" PRIu64 " bytes but %s[%" PRIu64 "] needs %" PRIu64
                 " bytes",
-                a->index, a->spec, a->path, have, types[a->type].name, a->count,
+                a->index, a->spec, a->path, more ? "more than " : "", more ? (uint64_t)a->bytes : have,
+                types[a->type].name, a->count,
                 (uint64_t)a->bytes);
 }
 
@@ -459,18 +470,13 @@ int runargs_materialize(runargs_arg *a, char *err, size_t errlen)
 {
     if (!a->is_buffer || a->data)
         return 0;
-    size_t alloc = (a->bytes + RUNARGS_BUFFER_ALIGN - 1) / RUNARGS_BUFFER_ALIGN *
-                   RUNARGS_BUFFER_ALIGN;
-    /* calloc (aligned by hand) rather than aligned_alloc + memset: large
-     * blocks come zeroed from mmap, so a huge zeros buffer costs no time and
-     * no memory until it is touched. */
-    void *mem = calloc(1, alloc + RUNARGS_BUFFER_ALIGN);
-    if (!mem)
+    /* Device memory of its own (guard pages, zeroed, committed on first
+     * touch): a kernel overrunning the buffer faults instead of corrupting
+     * the host's heap, and a huge zeros buffer costs nothing untouched. */
+    void *p = ptxjit_mem_alloc(buffer_bytes(a));
+    if (!p)
         return fail(err, errlen, "--arg %zu (%s): cannot allocate %zu bytes", a->index, a->spec,
                     a->bytes);
-    uintptr_t mask = RUNARGS_BUFFER_ALIGN - 1;
-    void *p = (void *)(((uintptr_t)mem + mask) & ~mask);
-    a->mem = mem;
     a->data = p;
     size_t esz = types[a->type].size;
     unsigned char *d = p;
@@ -494,8 +500,8 @@ int runargs_materialize(runargs_arg *a, char *err, size_t errlen)
     }
     case RUNARGS_INIT_FILE:
         if (read_file(a, err, errlen)) {
-            free(a->mem);
-            a->mem = a->data = NULL;
+            ptxjit_mem_free(a->data, buffer_bytes(a));
+            a->data = NULL;
             return -1;
         }
         break;

@@ -119,10 +119,10 @@ typedef struct runargs_arg {
     uint64_t fill;       /* RUNARGS_INIT_FILL: the element's bits, as scalar */
     uint64_t seed;       /* RUNARGS_INIT_RAND */
     char *path;          /* RUNARGS_INIT_FILE */
-    void *data;          /* NULL until runargs_materialize, then RUNARGS_BUFFER_ALIGN-
-                          * aligned and followed by zeros up to the next multiple of it */
+    void *data;          /* NULL until runargs_materialize, then device memory
+                          * (ptxjit_mem_alloc: page aligned, guard pages) followed
+                          * by zeros up to the next multiple of RUNARGS_BUFFER_ALIGN */
     size_t bytes;        /* count * type size */
-    void *mem;           /* internal: the allocation holding data */
 } runargs_arg;
 
 /* Parses VALUE for a scalar of type t into its bits (see runargs_arg.scalar).

@@ -945,6 +945,35 @@ static void check_instr(checker *c, ptx_instr *in)
 
 /* ---- declarations ---- */
 
+/* What a device holds: ptxas refuses constant data beyond the 64 KiB
+ * constant bank, and no .global variable may be larger than 4 GiB here
+ * (its storage is allocated when the module loads). */
+#define CONST_BANK_BYTES (64ull << 10)
+#define GLOBAL_VAR_BYTES (4ull << 30)
+
+/* Bytes of a module-scope variable's storage; false when that overflows. */
+static bool var_bytes(const ptx_var *v, uint64_t *bytes)
+{
+    uint64_t n = ptx_type_size(v->type) * (v->vec ? v->vec : 1);
+    for (uint32_t i = 0; i < v->ndims; i++)
+        if (v->dims[i] && __builtin_mul_overflow(n, v->dims[i], &n))
+            return false;
+    *bytes = n;
+    return true;
+}
+
+static void check_var_size(checker *c, const ptx_var *v)
+{
+    const char *space = v->space == PTX_SP_CONST ? ".const" : ".global";
+    uint64_t max = v->space == PTX_SP_CONST ? CONST_BANK_BYTES : GLOBAL_VAR_BYTES, n;
+    if (!var_bytes(v, &n))
+        ERR(c, v->loc, "%s variable '%s' is too large (over 2^64 bytes; at most %llu)", space,
+            v->name, (unsigned long long)max);
+    else if (n > max)
+        ERR(c, v->loc, "%s variable '%s' is too large (%llu bytes; at most %llu)", space, v->name,
+            (unsigned long long)n, (unsigned long long)max);
+}
+
 static void check_var_decl(checker *c, const ptx_var *v, bool module_scope)
 {
     if (v->space == PTX_SP_REG) {
@@ -968,6 +997,8 @@ static void check_var_decl(checker *c, const ptx_var *v, bool module_scope)
     for (uint32_t i = 1; i < v->ndims; i++)
         if (!v->dims[i])
             ERR(c, v->loc, "only the first array dimension may be unsized");
+    if (module_scope && (v->space == PTX_SP_GLOBAL || v->space == PTX_SP_CONST))
+        check_var_size(c, v);
 }
 
 /* ptxas rejects a float initializer for an integer variable and the

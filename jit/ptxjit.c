@@ -19,6 +19,8 @@
 
 #include "lower.h"
 #include "module_key.h"
+#include "devmem.h"
+#include "heap.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,9 +78,10 @@ ptxjit_ctx *ptxjit_create(unsigned threads, char *err, size_t errlen)
     c->jit = syms ? jit_create(syms, n, err, errlen) : NULL;
     free(syms);
     c->dev = c->jit ? rt_device_create(threads) : NULL;
-    if (!c->dev) {
+    c->heap = c->dev ? rt_heap_create(RT_HEAP_DEFAULT) : NULL;
+    if (!c->heap) {
         if (c->jit)
-            snprintf(err, errlen, "cannot start the worker pool");
+            snprintf(err, errlen, c->dev ? "out of memory" : "cannot start the worker pool");
         ptxjit_destroy(c);
         return NULL;
     }
@@ -96,6 +99,7 @@ void ptxjit_destroy(ptxjit_ctx *c)
         return;
     join_janitor(c);
     rt_device_destroy(c->dev);
+    rt_heap_destroy(c->heap);
     jit_destroy(c->jit);
     cache_close(c->cache);
     pthread_mutex_destroy(&c->lock);
@@ -433,6 +437,16 @@ ptxjit_module *ptxjit_load(ptxjit_ctx *c, const char *src, size_t len, const cha
 {
     if (log)
         *log = NULL;
+    if (len > PTXJIT_MAX_PTX_BYTES) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s: error: %zu bytes of PTX; at most %zu are taken\n",
+                 name ? name : "<ptx>", len, PTXJIT_MAX_PTX_BYTES);
+        if (log)
+            *log = strdup(msg);
+        if (stats)
+            *stats = (ptxjit_stats){0};
+        return NULL;
+    }
     pthread_mutex_lock(&c->lock);
     ptxjit_module *m = load_locked(c, src, len, name, log, stats);
     pthread_mutex_unlock(&c->lock);
@@ -532,8 +546,9 @@ ptxjit_status ptxjit_kernel_compile(const ptxjit_kernel *k, const uint32_t block
     return kernel_code((ptxjit_kernel *)k, block, &fn, &generic, err, errlen);
 }
 
-static ptxjit_status launch(ptxjit_ctx *c, const ptxjit_kernel *k, const ptxjit_launch_cfg *cfg,
-                            bool cooperative, char *err, size_t errlen)
+ptxjit_status ptxjit_launch_with(ptxjit_ctx *c, const ptxjit_kernel *k,
+                                 const ptxjit_launch_cfg *cfg, const ptxjit_launch_opts *opts,
+                                 char *err, size_t errlen)
 {
     if (!block_fits_bounds(k->info, cfg->block, err, errlen))
         return PTXJIT_ERR_INVALID;
@@ -546,7 +561,8 @@ static ptxjit_status launch(ptxjit_ctx *c, const ptxjit_kernel *k, const ptxjit_
     if (st)
         return st;
     rt_launch_cfg rc = {.dyn_smem = cfg->shared_bytes, .params = cfg->params,
-                        .printf_out = cfg->printf_out, .cooperative = cooperative};
+                        .printf_out = cfg->printf_out, .cooperative = opts->cooperative,
+                        .heap = opts->heap ? opts->heap : c->heap};
     memcpy(rc.grid, cfg->grid, sizeof rc.grid);
     memcpy(rc.block, cfg->block, sizeof rc.block);
     double t0 = ptxjit_now();
@@ -566,11 +582,21 @@ static ptxjit_status launch(ptxjit_ctx *c, const ptxjit_kernel *k, const ptxjit_
 ptxjit_status ptxjit_launch(ptxjit_ctx *c, const ptxjit_kernel *k, const ptxjit_launch_cfg *cfg,
                             char *err, size_t errlen)
 {
-    return launch(c, k, cfg, false, err, errlen);
+    return ptxjit_launch_with(c, k, cfg, &(ptxjit_launch_opts){.cooperative = false}, err, errlen);
 }
 
 ptxjit_status ptxjit_launch_cooperative(ptxjit_ctx *c, const ptxjit_kernel *k,
                                         const ptxjit_launch_cfg *cfg, char *err, size_t errlen)
 {
-    return launch(c, k, cfg, true, err, errlen);
+    return ptxjit_launch_with(c, k, cfg, &(ptxjit_launch_opts){.cooperative = true}, err, errlen);
 }
+
+ptxjit_heap *ptxjit_heap_create(size_t limit) { return rt_heap_create(limit); }
+
+bool ptxjit_heap_set_limit(ptxjit_heap *h, size_t limit) { return rt_heap_set_limit(h, limit); }
+
+void ptxjit_heap_destroy(ptxjit_heap *h) { rt_heap_destroy(h); }
+
+void *ptxjit_mem_alloc(size_t size) { return rt_devmem_alloc(size); }
+
+void ptxjit_mem_free(void *p, size_t size) { rt_devmem_free(p, size); }

@@ -17,6 +17,7 @@
 
 struct ptxjit_ctx {
     rt_device *dev;
+    struct ptxjit_heap *heap;      /* device malloc of launches that bring none */
     jit_engine *jit;
     pthread_mutex_t lock;          /* one load at a time */
     pthread_rwlock_t cache_lock;   /* users of cache read; ptxjit_set_cache writes */

@@ -30,10 +30,14 @@ static int sig_index(int sig)
     return 0;
 }
 
+static void handler(int sig, siginfo_t *si, void *uc);
+static void reclaim(int i);
+
 /* A fault outside kernel code goes to the handler installed before ours,
  * as the kernel would have delivered it: with that handler's mask, once
  * only under SA_RESETHAND, and with the default action (death, a core)
- * when there was none.  Ours stays installed for the next kernel fault. */
+ * when there was none.  Ours stays installed for the next kernel fault,
+ * or goes back in front if that handler replaced it (reclaim). */
 static void chain(int sig, siginfo_t *si, void *uc)
 {
     int i = sig_index(sig);
@@ -56,6 +60,7 @@ static void chain(int sig, siginfo_t *si, void *uc)
     else
         old.sa_handler(sig);
     pthread_sigmask(SIG_SETMASK, &prev, NULL);
+    reclaim(i);
 }
 
 static void handler(int sig, siginfo_t *si, void *uc)
@@ -77,6 +82,30 @@ static bool is_ours(const struct sigaction *sa)
     return (sa->sa_flags & SA_SIGINFO) && sa->sa_sigaction == handler;
 }
 
+static struct sigaction ours(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = handler;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    return sa;
+}
+
+/* After the host's handler ran for a fault of its own: a handler that
+ * re-arms itself (the SA_RESETHAND or signal() idiom of runtimes) has just
+ * replaced ours, which would leave the kernels' next faults to it, on a
+ * worker thread.  What it installed becomes the handler we chain to, and
+ * ours goes back in front.  Async-signal-safe: sigaction only. */
+static void reclaim(int i)
+{
+    struct sigaction cur, sa = ours();
+    if (sigaction(sigs[i], NULL, &cur) == 0 && !is_ours(&cur)) {
+        saved[i] = cur;
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
+
 /* Puts ours in front of whatever handles each signal now (lock held); a
  * handler installed since our last look becomes the one faults outside
  * kernel code go to.  SA_NODEFER: the handler leaves by siglongjmp, and
@@ -84,11 +113,7 @@ static bool is_ours(const struct sigaction *sa)
  * restore the signal mask (a system call per RT_FAULT_TRY). */
 static void take_over(void)
 {
-    struct sigaction sa, old;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = handler;
-    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
-    sigemptyset(&sa.sa_mask);
+    struct sigaction sa = ours(), old;
     for (int i = 0; i < NSIGS; i++)
         if (sigaction(sigs[i], &sa, &old) == 0 && !is_ours(&old))
             saved[i] = old;

@@ -6,6 +6,7 @@
 #include "fault.h"
 #include "fiber.h"
 #include "fpenv.h"
+#include "heap.h"
 #include "pool.h"
 #include "printf.h"
 #include "shared_window.h"
@@ -94,6 +95,7 @@ struct launch_ctx {
     uint32_t nwarps;
     uint32_t resident;       /* cooperative: CTAs a worker runs at once; else 0 */
     rt_printf_log *log;
+    struct ptxjit_heap *heap;      /* device malloc */
     atomic_int failed;
     pthread_mutex_t lock;
     rt_status status;
@@ -609,6 +611,7 @@ static int run_chunk(void *ctx, unsigned wi, uint64_t begin, uint64_t end)
         return 1;
     w->lc = lc;
     w->cur = NULL;
+    rt_heap_enter(lc->heap);
     if (!worker_prepare(w, lc, lc->resident ? (uint32_t)(end - begin) : 1, lc->smem ? lc->smem : 1)) {
         w->fault.kind = RT_ERR_NOMEM;
         snprintf(w->fault.msg, sizeof w->fault.msg, "out of memory preparing a worker");
@@ -722,7 +725,7 @@ rt_status rt_launch(rt_device *d, const rt_kernel *k, const rt_launch_cfg *cfg, 
     rt_status st = check_config(cfg, msg, msglen);
     if (st || (st = check_cooperative(d, cfg, msg, msglen)))
         return st;
-    launch_ctx lc = {.d = d, .k = k};
+    launch_ctx lc = {.d = d, .k = k, .heap = cfg->heap};
     pthread_mutex_init(&lc.lock, NULL);
     for (int i = 0; i < 3; i++) {
         lc.launch.nctaid[i] = cfg->grid[i];

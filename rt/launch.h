@@ -29,6 +29,7 @@ typedef struct rt_launch_cfg {
     const void *params;
     FILE *printf_out;        /* kernel printf output; NULL = stdout */
     bool cooperative;        /* all CTAs resident at once, grid barrier workspace */
+    struct ptxjit_heap *heap; /* in-kernel malloc/free (heap.h) */
 } rt_launch_cfg;
 
 typedef enum rt_status {

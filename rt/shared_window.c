@@ -11,18 +11,32 @@
 
 static size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
 
-static int reserve(rt_shared_window *w)
+/* Reserves the window for at least `need` bytes: 4 GiB above the base when
+ * the address space allows; under a tight address-space limit (ulimit -v)
+ * a quarter of that, and so on down to the bytes needed plus a guard page
+ * (a far offset may then miss the window, but launches still run). */
+static int reserve(rt_shared_window *w, size_t need)
 {
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    w->region_size = round_up(GUARD_BELOW, page) + SPAN_ABOVE + page;
-    void *p = mmap(NULL, w->region_size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                   -1, 0);
-    if (p == MAP_FAILED) {
-        w->region = NULL;
-        return -1;
+    for (size_t span = SPAN_ABOVE; span >= need; span /= 4) {
+        size_t size = round_up(GUARD_BELOW, page) + span + page;
+        void *p = mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (p != MAP_FAILED) {
+            w->region = p;
+            w->region_size = size;
+            return 0;
+        }
+        if (span / 4 < need && span > need)
+            span = need * 4; /* the last try: exactly what is needed */
     }
-    w->region = p;
-    return 0;
+    w->region = NULL;
+    return -1;
+}
+
+/* Bytes above the base the reservation covers. */
+static size_t span_of(const rt_shared_window *w, size_t page)
+{
+    return w->region_size - round_up(GUARD_BELOW, page) - page;
 }
 
 char *rt_shared_window_resize(rt_shared_window *w, size_t size, size_t align)
@@ -31,13 +45,17 @@ char *rt_shared_window_resize(rt_shared_window *w, size_t size, size_t align)
         align = 16;
     if (w->base && size == w->size && align == w->align)
         return w->base;
-    if (!w->region && reserve(w))
-        return NULL;
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     size_t sized = round_up(size ? size : 1, align);
     if (align > page || sized > SPAN_ABOVE)
         return NULL;
     size_t open = round_up(sized, page);
+    if (w->region && open > span_of(w, page)) { /* a smaller reservation outgrown */
+        munmap(w->region, w->region_size);
+        *w = (rt_shared_window){0};
+    }
+    if (!w->region && reserve(w, open))
+        return NULL;
     char *start = w->region + round_up(GUARD_BELOW, page);
     if (open != w->open) {
         /* Close what was open beyond the new size, open what is new. */

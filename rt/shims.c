@@ -2,6 +2,7 @@
  * PTXJIT_RT_ENTRY_POINTS in ptxjit/abi.h): printf, trap, assert, clocks,
  * device heap. */
 #include "fault.h"
+#include "heap.h"
 #include "launch.h"
 #include "printf.h"
 #include "shims.h"
@@ -70,8 +71,9 @@ uint64_t ptxjit_rt_globaltimer(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-void *ptxjit_rt_malloc(uint64_t size) { return malloc(size ? size : 1); }
-void ptxjit_rt_free(void *p) { free(p); }
+/* The launch's heap (heap.h): NULL when it is used up, as on a GPU. */
+void *ptxjit_rt_malloc(uint64_t size) { return rt_heap_malloc(rt_heap_current(), size); }
+void ptxjit_rt_free(void *p) { rt_heap_free(rt_heap_current(), p); }
 
 const rt_symbol *rt_entry_points(size_t *n)
 {

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Fuzzes the PTX parser with libFuzzer for a bounded time, seeded with every
-# .ptx under tests/ptx.  Crashes, hangs and leaks are copied to
+# Fuzzes with libFuzzer for a bounded time: the PTX parser (fuzz_parse,
+# FUZZ_SECONDS), then the driver's loader entry points - module images, fat
+# binaries, cuLink inputs (fuzz_load, FUZZ_LOAD_SECONDS, default half of
+# FUZZ_SECONDS) - seeded with every .ptx under tests/ptx and the fat
+# binaries under tests/cuda/fatbin.  Crashes, hangs and leaks are copied to
 # tests/fuzz/crashes/ and fail the script.
 #   FUZZ_SECONDS (default 60), FUZZ_BUILD_DIR (default build-fuzz)
 set -euo pipefail
@@ -13,17 +16,28 @@ if [ -z "$cc" ]; then
     exit 0
 fi
 CC=$cc cmake -S . -B "$build" -DPTXJIT_FUZZ=ON -DCMAKE_BUILD_TYPE=Debug -DPTXJIT_WERROR=ON >/dev/null
-cmake --build "$build" --target fuzz_parse -j "$(nproc)" >/dev/null
+cmake --build "$build" --target fuzz_parse fuzz_load -j "$(nproc)" >/dev/null
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/corpus" "$work/artifacts"
 find tests/ptx -name '*.ptx' -size -64k -exec cp {} "$work/corpus/" \;
-echo "fuzz: $(ls "$work/corpus" | wc -l) seeds, ${seconds} s"
 status=0
-"$build/bin/fuzz_parse" "$work/corpus" -max_total_time="$seconds" -max_len=65536 -timeout=10 \
-    -rss_limit_mb=2048 -dict=tests/fuzz/ptx.dict -artifact_prefix="$work/artifacts/" \
-    -print_final_stats=1 >"$work/log" 2>&1 || status=$?
-tail -n 15 "$work/log"
+# fuzz TARGET SECONDS EXTRA_SEED_DIR...
+fuzz() {
+    local target=$1 secs=$2
+    shift 2
+    mkdir -p "$work/$target"
+    cp "$work/corpus"/* "$work/$target/"
+    for d in "$@"; do cp "$d"/* "$work/$target/"; done
+    echo "fuzz: $target: $(ls "$work/$target" | wc -l) seeds, ${secs} s"
+    "$build/bin/$target" "$work/$target" -max_total_time="$secs" -max_len=65536 -timeout=10 \
+        -rss_limit_mb=2048 -dict=tests/fuzz/ptx.dict -artifact_prefix="$work/artifacts/" \
+        -print_final_stats=1 >"$work/log" 2>&1 || status=$?
+    tail -n 15 "$work/log"
+}
+fuzz fuzz_parse "$seconds"
+load_seconds=${FUZZ_LOAD_SECONDS:-$(( (seconds + 1) / 2 ))}
+[ "$status" = 0 ] && [ "$load_seconds" -gt 0 ] && fuzz fuzz_load "$load_seconds" tests/cuda/fatbin
 if ls "$work/artifacts"/* >/dev/null 2>&1; then
     mkdir -p tests/fuzz/crashes
     cp "$work/artifacts"/* tests/fuzz/crashes/

@@ -14,7 +14,7 @@ cmake --build build-asan -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --test-dir build-asan --output-on-failure -j "$jobs"
 if [ "${FUZZ_SECONDS:-60}" != 0 ] && [ -x scripts/fuzz.sh ]; then
-    echo "== fuzzing the parser for ${FUZZ_SECONDS:-60} s"
+    echo "== fuzzing the parser (${FUZZ_SECONDS:-60} s) and the loader"
     FUZZ_SECONDS=${FUZZ_SECONDS:-60} scripts/fuzz.sh
 fi
 echo "== all tests passed"

@@ -86,6 +86,11 @@ const char *ptxjit_cache_dir(const ptxjit_ctx *ctx);
  * number of threads launching it).  On failure returns NULL and, if log
  * is non-NULL, *log receives the diagnostics as "name:line:col: error:
  * ..." lines (free() it). */
+/* The largest PTX text ptxjit takes (64 MiB): files and images beyond it
+ * are refused before anything is parsed, so that an endless or absurd
+ * input (/dev/zero) is an error, never a hang or an exhausted memory. */
+#define PTXJIT_MAX_PTX_BYTES ((size_t)64 << 20)
+
 ptxjit_module *ptxjit_load(ptxjit_ctx *ctx, const char *ptx, size_t len, const char *name,
                            char **log, ptxjit_stats *stats);
 /* Builds every kernel's generic code now (from the cache, or compiling
@@ -153,6 +158,23 @@ const ptxjit_global_info *ptxjit_global_get(const ptxjit_module *m, const char *
 uint32_t ptxjit_global_count(const ptxjit_module *m);
 const ptxjit_global_info *ptxjit_global_at(const ptxjit_module *m, uint32_t i);
 
+/* Device memory for kernel buffers: a mapping of its own between guard
+ * pages, page aligned and zero-filled, so that a kernel overrunning it
+ * faults (or stays within its last page) instead of corrupting the host's
+ * heap.  NULL if size is 0 or memory is short; free with the same size. */
+void *ptxjit_mem_alloc(size_t size);
+void ptxjit_mem_free(void *p, size_t size);
+
+/* A device malloc heap (in-kernel malloc/free) of a fixed size, mapped at
+ * the first malloc: malloc returns NULL when it is used up, free ignores
+ * pointers it did not hand out.  Each context has one of 8 MiB; a driver
+ * gives each of its contexts its own.  set_limit fails once a kernel has
+ * allocated from the heap. */
+typedef struct ptxjit_heap ptxjit_heap;
+ptxjit_heap *ptxjit_heap_create(size_t limit);
+bool ptxjit_heap_set_limit(ptxjit_heap *h, size_t limit);
+void ptxjit_heap_destroy(ptxjit_heap *h);
+
 typedef struct ptxjit_launch_cfg {
     uint32_t grid[3], block[3];
     uint32_t shared_bytes;   /* dynamic shared memory */
@@ -183,6 +205,15 @@ ptxjit_status ptxjit_kernel_compile(const ptxjit_kernel *k, const uint32_t block
  * launch such a barrier traps (the kernel finds no grid workspace). */
 ptxjit_status ptxjit_launch_cooperative(ptxjit_ctx *ctx, const ptxjit_kernel *k,
                                         const ptxjit_launch_cfg *cfg, char *err, size_t errlen);
+
+/* How a launch runs beyond its shape: what a driver context brings. */
+typedef struct ptxjit_launch_opts {
+    bool cooperative;        /* as ptxjit_launch_cooperative */
+    ptxjit_heap *heap;       /* the kernels' malloc heap; NULL = the ptxjit_ctx's own */
+} ptxjit_launch_opts;
+ptxjit_status ptxjit_launch_with(ptxjit_ctx *ctx, const ptxjit_kernel *k,
+                                 const ptxjit_launch_cfg *cfg, const ptxjit_launch_opts *opts,
+                                 char *err, size_t errlen);
 
 /* The largest cooperative grid of blocks of `threads` threads: each worker
  * holds its share at once, at most 32 blocks and 2048 threads (in whole

@@ -17,6 +17,7 @@ static _Thread_local struct CUctx_st *stack[STACK_MAX];
 static _Thread_local int depth;
 
 static pthread_mutex_t ctx_lock = PTHREAD_MUTEX_INITIALIZER; /* create/destroy/primary state */
+static pthread_cond_t ctx_idle = PTHREAD_COND_INITIALIZER;   /* a context's users reached 0 */
 static struct CUctx_st *primary;
 
 void cu_list_init(cu_list_node *h) { h->prev = h->next = h; }
@@ -65,10 +66,13 @@ static bool ctx_start(struct CUctx_st *c, unsigned flags)
     ctx_reset_state(c, flags);
     c->id = cu_next_id();
     c->sched = rt_sched_create(NULL);
-    c->legacy = c->sched ? cu_stream_new(c, CU_STREAM_LEGACY_NULL, 0, 0) : NULL;
+    c->heap = ptxjit_heap_create(c->limits[CU_LIMIT_MALLOC_HEAP_SIZE]);
+    c->legacy = c->sched && c->heap ? cu_stream_new(c, CU_STREAM_LEGACY_NULL, 0, 0) : NULL;
     if (!c->legacy) {
         rt_sched_destroy(c->sched);
+        ptxjit_heap_destroy(c->heap);
         c->sched = NULL;
+        c->heap = NULL;
     }
     return c->legacy != NULL;
 }
@@ -81,6 +85,8 @@ static void ctx_stop(struct CUctx_st *c)
     cu_ctx_free_streams(c);
     rt_sched_destroy(c->sched);
     c->sched = NULL;
+    ptxjit_heap_destroy(c->heap);
+    c->heap = NULL;
     cu_map_release_ctx(c);
     c->legacy = NULL;
 }
@@ -127,6 +133,45 @@ CUresult cu_ctx_current(struct CUctx_st **out)
         return CUDA_ERROR_CONTEXT_IS_DESTROYED;
     *out = c;
     return CUDA_SUCCESS;
+}
+
+CUresult cu_ctx_hold(CUstream stream, struct CUctx_st **out)
+{
+    CUresult r = cu_check_init();
+    if (r)
+        return r;
+    struct CUctx_st *c = depth ? stack[depth - 1] : NULL;
+    if (!stream && !c)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    pthread_mutex_lock(&ctx_lock);
+    struct CUstream_st *s = stream ? cu_stream_handle_get(stream) : NULL;
+    if (stream && !s)
+        r = CUDA_ERROR_INVALID_HANDLE;
+    else if (!cu_ctx_valid(c = s ? s->ctx : c))
+        r = CUDA_ERROR_CONTEXT_IS_DESTROYED;
+    else
+        atomic_fetch_add(&c->users, 1);
+    pthread_mutex_unlock(&ctx_lock);
+    if (!r)
+        *out = c;
+    return r;
+}
+
+void cu_ctx_release(struct CUctx_st *c)
+{
+    if (atomic_fetch_sub(&c->users, 1) == 1) {
+        pthread_mutex_lock(&ctx_lock);
+        pthread_cond_broadcast(&ctx_idle);
+        pthread_mutex_unlock(&ctx_lock);
+    }
+}
+
+/* Waits until no call holds c (ctx_lock held; c already invalid, so no new
+ * hold succeeds). */
+static void ctx_wait_unused(struct CUctx_st *c)
+{
+    while (atomic_load(&c->users) > 0)
+        pthread_cond_wait(&ctx_idle, &ctx_lock);
 }
 
 CUresult cu_ctx_enter(struct CUctx_st **out)
@@ -209,8 +254,10 @@ CUresult cuCtxDestroy_v2(CUcontext ctx)
     cu_ctx_local_release(ctx); /* the context still answers while they run */
     pthread_mutex_lock(&ctx_lock);
     bool ok = ctx && cu_handle_valid(ctx, CU_KIND_CONTEXT) && !ctx->primary;
-    if (ok)
+    if (ok) {
         cu_handle_remove(ctx);
+        ctx_wait_unused(ctx);
+    }
     pthread_mutex_unlock(&ctx_lock);
     if (!ok)
         return CUDA_ERROR_INVALID_CONTEXT;
@@ -361,8 +408,12 @@ CUresult cuCtxGetId(CUcontext ctx, unsigned long long *ctxId)
 CUresult cuCtxSynchronize(void)
 {
     struct CUctx_st *c;
-    CUresult r = cu_ctx_current(&c);
-    return r ? r : cu_ctx_sync(c);
+    CUresult r = cu_ctx_hold(NULL, &c);
+    if (r)
+        return r;
+    r = cu_ctx_sync(c);
+    cu_ctx_release(c);
+    return r;
 }
 
 CUresult cuCtxSynchronize_v2(CUcontext ctx)
@@ -422,9 +473,12 @@ CUresult cuCtxSetLimit(CUlimit limit, size_t value)
         return CUDA_ERROR_INVALID_VALUE;
     }
     pthread_mutex_lock(&c->lock);
-    c->limits[limit] = value;
+    /* CUDA refuses a new heap size after a kernel used malloc */
+    bool ok = limit != CU_LIMIT_MALLOC_HEAP_SIZE || ptxjit_heap_set_limit(c->heap, value);
+    if (ok)
+        c->limits[limit] = value;
     pthread_mutex_unlock(&c->lock);
-    return CUDA_SUCCESS;
+    return ok ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
 CUresult cuCtxGetLimit(size_t *pvalue, CUlimit limit)
@@ -583,6 +637,7 @@ static void primary_stop(struct CUctx_st *p)
 {
     p->active = false;
     p->primary_refs = 0;
+    ctx_wait_unused(p);
     ctx_stop(p);
     unsigned flags = p->flags;
     ctx_reset_state(p, flags);

@@ -93,6 +93,8 @@ struct CUctx_st {
     int primary_refs;
     unsigned api_version;
     rt_sched *sched;                 /* the streams' queues and processors; the sticky error */
+    ptxjit_heap *heap;               /* in-kernel malloc, CU_LIMIT_MALLOC_HEAP_SIZE bytes */
+    atomic_int users;                /* calls working in it (cu_ctx_hold); destroy waits for 0 */
     pthread_mutex_t lock;            /* the fields below */
     size_t limits[CU_LIMIT_MAX];
     CUfunc_cache cache_config;
@@ -110,6 +112,13 @@ struct CUctx_st {
 CUresult cu_ctx_current(struct CUctx_st **out);
 /* cu_ctx_current, then the context's sticky error if a kernel faulted. */
 CUresult cu_ctx_enter(struct CUctx_st **out);
+/* Keeps a context from being destroyed (or its primary context reset)
+ * while a call works in it, until cu_ctx_release: the current context, or
+ * stream's when a stream handle is given (validated in the same step).
+ * CUDA_ERROR_CONTEXT_IS_DESTROYED once destruction has begun, so that
+ * threads still launching into a context being destroyed fail cleanly. */
+CUresult cu_ctx_hold(CUstream stream, struct CUctx_st **out);
+void cu_ctx_release(struct CUctx_st *c);
 /* A context handle passed explicitly: live and active. */
 bool cu_ctx_valid(const struct CUctx_st *c);
 /* The context's sticky error: the first kernel fault, until the context is
@@ -261,8 +270,9 @@ bool cu_map_update(uintptr_t p, size_t len, void (*fn)(cu_alloc *a, void *arg), 
 /* Removes and frees every allocation of a context (at destroy). */
 void cu_map_release_ctx(struct CUctx_st *ctx);
 
-/* Device memory: 256-byte aligned, zero bytes never.  Returns NULL when the
- * request is impossible (over physical memory) or fails. */
+/* Device memory (devmem.h: own mappings between guard pages): page
+ * aligned, zero bytes never.  Returns NULL when the request is impossible
+ * (over physical memory) or fails. */
 void *cu_mem_alloc_raw(size_t size);
 void cu_mem_free_raw(void *p, size_t size);
 CUresult cu_mem_alloc_kind(struct CUctx_st *ctx, size_t size, cu_mem_kind kind, unsigned flags,
@@ -275,6 +285,9 @@ CUresult cu_mem_free_kind(uintptr_t base, unsigned kind_mask);
  * memory: a tracked allocation (device, managed, pool, module variable, or
  * host memory, all of which are unified). */
 bool cu_mem_is_device(uintptr_t p, size_t len);
+
+/* Whether [p, p + n) is mapped readable (and writable if asked) host memory. */
+bool cu_host_range_accessible(uintptr_t p, size_t n, bool writable);
 
 /* Copies through the kernel: a bad host pointer is an error, not a crash.
  * Returns CUDA_SUCCESS or CUDA_ERROR_INVALID_VALUE. */
@@ -301,7 +314,14 @@ struct CUstream_st {
     int priority;
     unsigned long long id;
     rt_queue *q;                     /* the legacy one belongs to ctx->sched */
+    CUstream handle;                 /* what the API hands out (stream_handles.c) */
 };
+
+/* Generation-checked CUstream values (stream_handles.c): add returns NULL
+ * without memory; get returns NULL for a destroyed or forged handle. */
+CUstream cu_stream_handle_add(struct CUstream_st *s);
+void cu_stream_handle_remove(CUstream h);
+struct CUstream_st *cu_stream_handle_get(CUstream h);
 
 struct CUevent_st {
     struct CUctx_st *ctx;
@@ -321,6 +341,8 @@ CUresult cu_stream_resolve(CUstream h, struct CUctx_st **ctx, struct CUstream_st
  * ownership of it; an error it returns becomes the context's sticky
  * error.  Returns an enqueue-time error or CUDA_SUCCESS. */
 CUresult cu_stream_submit(struct CUstream_st *s, cu_op *op);
+/* cu_stream_resolve holding the context (cu_ctx_hold): cu_ctx_release it. */
+CUresult cu_stream_hold(CUstream h, struct CUctx_st **ctx, struct CUstream_st **out);
 /* Waits for everything submitted to s; returns its error or the sticky one. */
 CUresult cu_stream_sync(struct CUstream_st *s);
 /* Waits for every stream of the context. */

@@ -32,9 +32,14 @@ CUresult cu_image_ptx(const void *image, size_t size, char **ptx, size_t *len, c
     *why = NULL;
     if (!p)
         return CUDA_ERROR_INVALID_VALUE;
+    /* The magic: no magic has a zero byte, so a size-less image (text
+     * ending at its NUL) is read no further than that NUL. */
     uint32_t magic = 0;
+    unsigned char m[4] = {0};
+    for (size_t i = 0; i < 4 && (size ? i < size : i == 0 || m[i - 1]); i++)
+        m[i] = p[i];
     if (size == 0 || size >= 4)
-        memcpy(&magic, p, 4);
+        memcpy(&magic, m, 4);
     if (!memcmp(&magic, "\x7f" "ELF", 4)) {
         *why = strdup("the image is a cubin (GPU machine code only); ptxjit needs PTX");
         return CUDA_ERROR_NO_BINARY_FOR_GPU;
@@ -91,15 +96,47 @@ static bool find_directive(const char *s, size_t len, const char *d, directive *
     return false;
 }
 
+/* A decimal number at *s (advanced past it), saturating at VERSION_CAP so
+ * that `.version 2147483648.0` cannot overflow; -1 if there is none. */
+enum { VERSION_CAP = 100000 };
+static int read_number(const char **s)
+{
+    if (!isdigit((unsigned char)**s))
+        return -1;
+    int v = 0;
+    for (; isdigit((unsigned char)**s); (*s)++)
+        v = v >= VERSION_CAP ? VERSION_CAP : v * 10 + (**s - '0');
+    return v;
+}
+
+/* "major.minor" as 10 * major + minor (both saturated), -1 if malformed. */
+static int read_version(const char *s, int *ma, int *mi)
+{
+    if ((*ma = read_number(&s)) < 0 || *s++ != '.' || (*mi = read_number(&s)) < 0)
+        return -1;
+    return *ma * 10 + (*mi > 9 ? 9 : *mi);
+}
+
+/* "sm_NN" as NN, and the letter after it (0 if none); -1 if malformed. */
+static int read_target(const char *s, char *suffix)
+{
+    if (strncmp(s, "sm_", 3))
+        return -1;
+    s += 3;
+    int sm = read_number(&s);
+    *suffix = sm >= 0 && isalpha((unsigned char)*s) ? *s : 0;
+    return sm;
+}
+
 int cu_ptx_directive_version(const char *ptx, size_t len, const char *which)
 {
     directive d;
-    int ma = 0, mi = 0;
+    int ma, mi;
+    char suffix;
     if (!find_directive(ptx, len, which, &d))
         return 0;
-    if (!strcmp(which, ".target"))
-        return sscanf(d.arg, "sm_%d", &ma) == 1 ? ma : 0;
-    return sscanf(d.arg, "%d.%d", &ma, &mi) == 2 ? ma * 10 + mi : 0;
+    int v = !strcmp(which, ".target") ? read_target(d.arg, &suffix) : read_version(d.arg, &ma, &mi);
+    return v < 0 ? 0 : v;
 }
 
 static char *printf_alloc(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -122,15 +159,14 @@ CUresult cu_ptx_check_header(const char *ptx, size_t len, const char *name, char
     directive d;
     *why = NULL;
     int ma, mi;
-    if (find_directive(ptx, len, ".version", &d) && sscanf(d.arg, "%d.%d", &ma, &mi) == 2 &&
-        ma * 10 + mi > 90) {
+    if (find_directive(ptx, len, ".version", &d) && read_version(d.arg, &ma, &mi) > 90) {
         *why = printf_alloc("%s:%d:%d: error: PTX ISA %d.%d is newer than this driver's 9.0\n",
                             name, d.line, d.col, ma, mi);
         return CUDA_ERROR_UNSUPPORTED_PTX_VERSION;
     }
-    int sm;
     char suffix = 0;
-    if (!find_directive(ptx, len, ".target", &d) || sscanf(d.arg, "sm_%d%c", &sm, &suffix) < 1)
+    int sm = find_directive(ptx, len, ".target", &d) ? read_target(d.arg, &suffix) : -1;
+    if (sm < 0)
         return CUDA_SUCCESS;
     const cu_device_cfg *dev = cu_device();
     int cc = dev->cc_major * 10 + dev->cc_minor;

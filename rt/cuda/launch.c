@@ -35,9 +35,8 @@ static CUresult launch_run(cu_op *op)
 {
     launch_op *l = (launch_op *)op;
     char err[640];
-    if (l->cooperative)
-        return cu_result_of(ptxjit_launch_cooperative(cu_engine(), l->k, &l->cfg, err, sizeof err));
-    return cu_result_of(ptxjit_launch(cu_engine(), l->k, &l->cfg, err, sizeof err));
+    ptxjit_launch_opts opts = {.cooperative = l->cooperative, .heap = l->op.ctx->heap};
+    return cu_result_of(ptxjit_launch_with(cu_engine(), l->k, &l->cfg, &opts, err, sizeof err));
 }
 
 /* ---- validation ------------------------------------------------------------------------------ */
@@ -93,13 +92,11 @@ static CUresult gather_params(const ptxjit_kernel_info *ki, void **params, void 
     return CUDA_SUCCESS;
 }
 
-CUresult cu_launch(const cu_launch_req *r)
+static CUresult launch_in(const cu_launch_req *r, struct CUctx_st *ctx, struct CUstream_st *s)
 {
     struct CUfunc_st *f;
-    struct CUctx_st *ctx;
-    struct CUstream_st *s;
-    CUresult e = cu_check_init();
-    if (e || (e = cu_func_resolve(r->f, &f)) || (e = cu_stream_resolve(r->stream, &ctx, &s)))
+    CUresult e = cu_func_resolve(r->f, &f);
+    if (e)
         return e;
     if (f->mod->ctx != ctx)
         return CUDA_ERROR_INVALID_HANDLE;
@@ -128,6 +125,21 @@ CUresult cu_launch(const cu_launch_req *r)
     memcpy(op->cfg.grid, r->grid, sizeof op->cfg.grid);
     memcpy(op->cfg.block, r->block, sizeof op->cfg.block);
     return cu_stream_submit(s, &op->op);
+}
+
+/* Holds the context while submitting: a concurrent cuCtxDestroy waits for
+ * the launch to be queued (then for the queue), or the launch fails with
+ * CUDA_ERROR_CONTEXT_IS_DESTROYED. */
+CUresult cu_launch(const cu_launch_req *r)
+{
+    struct CUctx_st *ctx;
+    struct CUstream_st *s;
+    CUresult e = cu_stream_hold(r->stream, &ctx, &s);
+    if (e)
+        return e;
+    e = launch_in(r, ctx, s);
+    cu_ctx_release(ctx);
+    return e;
 }
 
 /* ---- entry points ----------------------------------------------------------------------------- */

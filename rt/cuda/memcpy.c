@@ -194,12 +194,13 @@ static CUresult do_copy(cu_copy c, operand dkind, operand skind, CUstream h, boo
 {
     struct CUctx_st *ctx;
     struct CUstream_st *s;
-    CUresult r = cu_stream_resolve(h, &ctx, &s);
+    CUresult r = cu_stream_hold(h, &ctx, &s);
     if (r)
         return r;
-    if ((r = cu_ctx_sticky(ctx)) || (r = copy_check(&c, dkind, skind)))
-        return r;
-    return submit_copy(s, &c, sync);
+    if (!(r = cu_ctx_sticky(ctx)) && !(r = copy_check(&c, dkind, skind)))
+        r = submit_copy(s, &c, sync);
+    cu_ctx_release(ctx);
+    return r;
 }
 
 static cu_copy linear(uintptr_t dst, uintptr_t src, size_t n)
@@ -389,14 +390,10 @@ CUresult cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *p, CUstream h)
 
 /* ---- memsets ------------------------------------------------------------------------------- */
 
-static CUresult do_fill(CUdeviceptr dst, size_t pitch, size_t width, size_t height, unsigned elem,
-                        uint32_t value, CUstream h, bool sync)
+static CUresult fill(struct CUstream_st *s, CUdeviceptr dst, size_t pitch, size_t width,
+                     size_t height, unsigned elem, uint32_t value, bool sync)
 {
-    struct CUctx_st *ctx;
-    struct CUstream_st *s;
-    CUresult r = cu_stream_resolve(h, &ctx, &s);
-    if (r || (r = cu_ctx_sticky(ctx)))
-        return r;
+    CUresult r;
     if (!width || !height)
         return sync ? cu_stream_sync(s) : CUDA_SUCCESS;
     size_t span;
@@ -407,6 +404,20 @@ static CUresult do_fill(CUdeviceptr dst, size_t pitch, size_t width, size_t heig
     r = cu_queue_result(rt_queue_memset(s->q, (void *)(uintptr_t)dst, pitch, value, elem, width,
                                         height));
     return r || !sync ? r : cu_stream_sync(s);
+}
+
+static CUresult do_fill(CUdeviceptr dst, size_t pitch, size_t width, size_t height, unsigned elem,
+                        uint32_t value, CUstream h, bool sync)
+{
+    struct CUctx_st *ctx;
+    struct CUstream_st *s;
+    CUresult r = cu_stream_hold(h, &ctx, &s);
+    if (r)
+        return r;
+    if (!(r = cu_ctx_sticky(ctx)))
+        r = fill(s, dst, pitch, width, height, elem, value, sync);
+    cu_ctx_release(ctx);
+    return r;
 }
 
 CUresult cuMemsetD8_v2(CUdeviceptr d, unsigned char v, size_t n)

@@ -4,10 +4,10 @@
  * sorted array under a reader-writer lock: lookups are a binary search,
  * inserts and removals a memmove. */
 #include "cu_internal.h"
+#include "devmem.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 static pthread_rwlock_t lock = PTHREAD_RWLOCK_INITIALIZER;
 static cu_alloc *allocs;
@@ -123,30 +123,14 @@ void cu_map_release_ctx(struct CUctx_st *ctx)
     free(gone);
 }
 
-/* Requests of 1 MiB and more get their own mapping: zeroed pages committed
- * on first touch, returned to the system on free.  Smaller ones come from
- * malloc, zeroed too (fresh device memory on a GPU reads as zeros). */
-enum { MMAP_MIN = 1 << 20, ALIGN = 256 };
-
+/* Device memory comes from devmem.c: its own mappings between guard
+ * pages, zeroed (fresh device memory on a GPU reads as zeros), so that a
+ * kernel's overrun never reaches the host's heap. */
 void *cu_mem_alloc_raw(size_t size)
 {
     if (!size || size > cu_device()->total_mem)
         return NULL;
-    if (size >= MMAP_MIN) {
-        void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        return p == MAP_FAILED ? NULL : p;
-    }
-    void *p = NULL;
-    if (posix_memalign(&p, ALIGN, size))
-        return NULL;
-    memset(p, 0, size);
-    return p;
+    return rt_devmem_alloc(size);
 }
 
-void cu_mem_free_raw(void *p, size_t size)
-{
-    if (size >= MMAP_MIN)
-        munmap(p, size);
-    else
-        free(p);
-}
+void cu_mem_free_raw(void *p, size_t size) { rt_devmem_free(p, size); }

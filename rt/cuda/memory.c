@@ -47,10 +47,9 @@ CUresult cu_mem_free_kind(uintptr_t base, unsigned kind_mask)
 
 /* ---- device memory ------------------------------------------------------------------- */
 
-CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
+static CUresult mem_alloc(struct CUctx_st *c, CUdeviceptr *dptr, size_t bytesize)
 {
-    struct CUctx_st *c;
-    CUresult r = cu_ctx_enter(&c);
+    CUresult r = cu_ctx_sticky(c);
     if (r)
         return r;
     if (!dptr || !bytesize)
@@ -59,6 +58,18 @@ CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
     r = cu_mem_alloc_kind(c, bytesize, CU_MEM_DEVICE, 0, NULL, &p);
     if (!r)
         *dptr = (CUdeviceptr)(uintptr_t)p;
+    return r;
+}
+
+/* Holds the context (cu_ctx_hold): a cuCtxDestroy meanwhile waits. */
+CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
+{
+    struct CUctx_st *c;
+    CUresult r = cu_ctx_hold(NULL, &c);
+    if (r)
+        return r;
+    r = mem_alloc(c, dptr, bytesize);
+    cu_ctx_release(c);
     return r;
 }
 
@@ -87,18 +98,26 @@ CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInByt
 }
 
 /* Waits for the context's work first: kernels in flight may still use it. */
-CUresult cuMemFree_v2(CUdeviceptr dptr)
+static CUresult mem_free(struct CUctx_st *c, CUdeviceptr dptr)
 {
-    struct CUctx_st *c;
-    CUresult r = cu_ctx_current(&c);
-    if (r)
-        return r;
     if (!dptr)
         return CUDA_SUCCESS;
     cu_ctx_sync(c);
-    r = cu_mem_free_kind((uintptr_t)dptr, CU_MEM_BIT(CU_MEM_DEVICE) | CU_MEM_BIT(CU_MEM_MANAGED) |
-                                              CU_MEM_BIT(CU_MEM_POOL));
+    CUresult r = cu_mem_free_kind((uintptr_t)dptr, CU_MEM_BIT(CU_MEM_DEVICE) |
+                                                       CU_MEM_BIT(CU_MEM_MANAGED) |
+                                                       CU_MEM_BIT(CU_MEM_POOL));
     return r ? r : cu_ctx_sticky(c);
+}
+
+CUresult cuMemFree_v2(CUdeviceptr dptr)
+{
+    struct CUctx_st *c;
+    CUresult r = cu_ctx_hold(NULL, &c);
+    if (r)
+        return r;
+    r = mem_free(c, dptr);
+    cu_ctx_release(c);
+    return r;
 }
 
 CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr)
@@ -214,6 +233,8 @@ CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags)
         return CUDA_ERROR_INVALID_VALUE;
     if (Flags & CU_MEMHOSTREGISTER_IOMEMORY)
         return CUDA_ERROR_NOT_SUPPORTED;
+    if (!cu_host_range_accessible((uintptr_t)p, bytesize, !(Flags & CU_MEMHOSTREGISTER_READ_ONLY)))
+        return CUDA_ERROR_INVALID_VALUE;
     cu_alloc a = new_alloc((uintptr_t)p, bytesize, CU_MEM_REGISTERED, c, Flags, NULL);
     return cu_map_insert(&a) ? CUDA_SUCCESS : CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
 }

@@ -26,6 +26,11 @@ CUresult cu_read_file(const char *path, char **data, size_t *len)
     char *buf = NULL;
     size_t n = 0, cap = 0;
     for (;;) {
+        if (n > PTXJIT_MAX_PTX_BYTES) { /* endless (/dev/zero) or absurd: no module */
+            free(buf);
+            fclose(f);
+            return CUDA_ERROR_INVALID_IMAGE;
+        }
         if (n + 4096 + 1 > cap) {
             cap = cap ? cap * 2 : 65536;
             char *grown = realloc(buf, cap);
@@ -212,12 +217,10 @@ CUresult cu_module_load(struct CUctx_st *ctx, const void *image, size_t size, co
     return CUDA_SUCCESS;
 }
 
-static CUresult load_into_current(CUmodule *module, const void *image, size_t size,
-                                  const char *name, unsigned nopts, CUjit_option *opts,
-                                  void **vals)
+static CUresult load_into(struct CUctx_st *c, CUmodule *module, const void *image, size_t size,
+                          const char *name, unsigned nopts, CUjit_option *opts, void **vals)
 {
-    struct CUctx_st *c;
-    CUresult r = cu_ctx_enter(&c);
+    CUresult r = cu_ctx_sticky(c);
     if (r)
         return r;
     if (!module || !image)
@@ -231,6 +234,21 @@ static CUresult load_into_current(CUmodule *module, const void *image, size_t si
     pthread_mutex_unlock(&c->lock);
     *module = mod;
     return CUDA_SUCCESS;
+}
+
+/* Holds the context (cu_ctx_hold): a cuCtxDestroy meanwhile waits for the
+ * module to be in its list, and so frees it. */
+static CUresult load_into_current(CUmodule *module, const void *image, size_t size,
+                                  const char *name, unsigned nopts, CUjit_option *opts,
+                                  void **vals)
+{
+    struct CUctx_st *c;
+    CUresult r = cu_ctx_hold(NULL, &c);
+    if (r)
+        return r;
+    r = load_into(c, module, image, size, name, nopts, opts, vals);
+    cu_ctx_release(c);
+    return r;
 }
 
 CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int numOptions,

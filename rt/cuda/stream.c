@@ -39,7 +39,7 @@ struct CUstream_st *cu_stream_new(struct CUctx_st *ctx, cu_stream_type type, uns
                ? rt_sched_legacy(ctx->sched)
                : rt_queue_create(ctx->sched, flags & CU_STREAM_NON_BLOCKING ? RT_QUEUE_NON_BLOCKING : 0,
                                  priority);
-    if (!s->q || !cu_handle_add(s, CU_KIND_STREAM)) {
+    if (!s->q || !(s->handle = cu_stream_handle_add(s))) {
         if (s->q && type != CU_STREAM_LEGACY_NULL)
             rt_queue_destroy(s->q);
         free(s);
@@ -55,7 +55,7 @@ struct CUstream_st *cu_stream_new(struct CUctx_st *ctx, cu_stream_type type, uns
  * destroying a stream does not wait). */
 void cu_stream_free(struct CUstream_st *s)
 {
-    cu_handle_remove(s);
+    cu_stream_handle_remove(s->handle);
     pthread_mutex_lock(&s->ctx->lock);
     cu_list_unlink(&s->node);
     pthread_mutex_unlock(&s->ctx->lock);
@@ -129,10 +129,11 @@ CUresult cu_stream_resolve(CUstream h, struct CUctx_st **ctx, struct CUstream_st
     if (r)
         return r;
     if (h && h != CU_STREAM_LEGACY && h != CU_STREAM_PER_THREAD) {
-        if (!cu_handle_valid(h, CU_KIND_STREAM))
+        struct CUstream_st *s = cu_stream_handle_get(h);
+        if (!s)
             return CUDA_ERROR_INVALID_HANDLE;
-        *ctx = h->ctx;
-        *out = h;
+        *ctx = s->ctx;
+        *out = s;
         return CUDA_SUCCESS;
     }
     if ((r = cu_ctx_current(ctx)))
@@ -140,6 +141,18 @@ CUresult cu_stream_resolve(CUstream h, struct CUctx_st **ctx, struct CUstream_st
     bool per_thread = h == CU_STREAM_PER_THREAD || (!h && cu_tls_ptds);
     *out = per_thread ? per_thread_stream(*ctx) : (*ctx)->legacy;
     return *out ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+CUresult cu_stream_hold(CUstream h, struct CUctx_st **ctx, struct CUstream_st **out)
+{
+    bool handle = h && h != CU_STREAM_LEGACY && h != CU_STREAM_PER_THREAD;
+    CUresult r = cu_ctx_hold(handle ? h : NULL, ctx);
+    if (r)
+        return r;
+    r = cu_stream_resolve(h, ctx, out);
+    if (r)
+        cu_ctx_release(*ctx);
+    return r;
 }
 
 /* ---- the API ------------------------------------------------------------------------------- */
@@ -157,7 +170,7 @@ CUresult cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags, int 
     struct CUstream_st *s = cu_stream_new(c, CU_STREAM_USER, flags, priority);
     if (!s)
         return CUDA_ERROR_OUT_OF_MEMORY;
-    *phStream = s;
+    *phStream = s->handle;
     return CUDA_SUCCESS;
 }
 
@@ -171,10 +184,10 @@ CUresult cuStreamDestroy_v2(CUstream hStream)
     CUresult r = cu_check_init();
     if (r)
         return r;
-    if (!hStream || hStream == CU_STREAM_LEGACY || hStream == CU_STREAM_PER_THREAD ||
-        !cu_handle_valid(hStream, CU_KIND_STREAM) || hStream->type != CU_STREAM_USER)
+    struct CUstream_st *s = cu_stream_handle_get(hStream);
+    if (!s || s->type != CU_STREAM_USER)
         return CUDA_ERROR_INVALID_HANDLE;
-    cu_stream_free(hStream);
+    cu_stream_free(s);
     return CUDA_SUCCESS;
 }
 
@@ -195,16 +208,24 @@ CUresult cuStreamSynchronize(CUstream hStream)
 {
     struct CUctx_st *c;
     struct CUstream_st *s;
-    CUresult r = cu_stream_resolve(hStream, &c, &s);
-    return r ? r : cu_stream_sync(s);
+    CUresult r = cu_stream_hold(hStream, &c, &s);
+    if (r)
+        return r;
+    r = cu_stream_sync(s);
+    cu_ctx_release(c);
+    return r;
 }
 
 CUresult cuStreamQuery(CUstream hStream)
 {
     struct CUctx_st *c;
     struct CUstream_st *s;
-    CUresult r = cu_stream_resolve(hStream, &c, &s);
-    return r ? r : cu_queue_result(rt_queue_query(s->q));
+    CUresult r = cu_stream_hold(hStream, &c, &s);
+    if (r)
+        return r;
+    r = cu_queue_result(rt_queue_query(s->q));
+    cu_ctx_release(c);
+    return r;
 }
 
 CUresult cuStreamGetPriority(CUstream hStream, int *priority)

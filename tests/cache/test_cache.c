@@ -626,6 +626,74 @@ static void test_unwritable(void **state)
     free(tmp);
 }
 
+/* A handle on dir: the entry stored under `key` is refused, with one
+ * warning naming why, and the handle then neither reads nor writes. */
+static void expect_refused(const char *dir, const cache_key *key, const char *why)
+{
+    cache *c = cache_open(dir, 1 << 20);
+    ct_capture_begin();
+    void *data;
+    size_t size;
+    assert_int_equal(cache_get(c, key, &data, &size), -1);
+    cache_key other = key_of("other");
+    assert_int_equal(cache_put(c, &other, "planted?", 8), -1);
+    assert_int_equal(cache_get(c, &other, &data, &size), -1);
+    char *err = ct_capture_end();
+    assert_int_equal(ct_count_lines(err, "warning"), 1);
+    assert_non_null(strstr(err, why));
+    assert_non_null(strstr(err, "continuing without the cache"));
+    char *path = entry_path(dir, &other);
+    assert_false(ct_file_exists(path));
+    free(path);
+    free(err);
+    cache_close(c);
+}
+
+/* Whom the cache trusts: a directory or entry owned by another user, or
+ * writable by anyone but its owner (a shared PTXJIT_CACHE_PATH where
+ * another account can plant an entry with a valid checksum) is not used. */
+static void test_untrusted(void **state)
+{
+    (void)state;
+    char *tmp = ct_tmpdir(), *dir;
+    assert_true(asprintf(&dir, "%s/cache", tmp) > 0);
+    cache_key key = key_of("victim");
+    cache *c = cache_open(dir, 1 << 20);
+    assert_int_equal(cache_put(c, &key, "trusted", 7), 0);
+    cache_close(c);
+    char *path = entry_path(dir, &key);
+    assert_int_equal(chmod(path, 0666), 0);
+    expect_refused(dir, &key, "writable by other users");
+    assert_int_equal(chmod(path, 0620), 0);
+    expect_refused(dir, &key, "writable by other users");
+    assert_int_equal(chmod(path, 0600), 0);
+    assert_int_equal(chmod(dir, 0777), 0);
+    expect_refused(dir, &key, "writable by other users");
+    assert_int_equal(chmod(dir, 01777), 0); /* sticky, as /tmp: still anyone's */
+    expect_refused(dir, &key, "writable by other users");
+    assert_int_equal(chmod(dir, 0755), 0); /* readable by others is fine */
+    c = cache_open(dir, 1 << 20);
+    void *data;
+    size_t size;
+    assert_int_equal(cache_get(c, &key, &data, &size), 0);
+    assert_memory_equal(data, "trusted", 7);
+    free(data);
+    cache_close(c);
+    if (geteuid() == 0) { /* root can hand files to another user */
+        assert_int_equal(chown(path, 65534, 65534), 0);
+        expect_refused(dir, &key, "owned by another user");
+        assert_int_equal(chown(path, 0, 0), 0);
+        assert_int_equal(chown(dir, 65534, 65534), 0);
+        expect_refused(dir, &key, "owned by another user");
+    } else {
+        printf("test_untrusted: other owners skipped (needs root to chown)\n");
+    }
+    free(path);
+    free(dir);
+    ct_rmrf(tmp);
+    free(tmp);
+}
+
 /* A full disk (simulated with a file-size limit): the store fails, one
  * warning, no temporary file left; small entries still fit. */
 static void test_full(void **state)
@@ -756,6 +824,7 @@ int main(void)
         cmocka_unit_test(test_store_damaged_file),
         cmocka_unit_test(test_evict_lru),
         cmocka_unit_test(test_unwritable),
+        cmocka_unit_test(test_untrusted),
         cmocka_unit_test(test_full),
         cmocka_unit_test(test_stats_concurrent),
         cmocka_unit_test(test_store_concurrent),

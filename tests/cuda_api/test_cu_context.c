@@ -6,6 +6,8 @@
  * there). */
 #include "cu_test.h"
 
+#include <malloc.h>
+
 #include <pthread.h>
 
 static int setup(void **state)
@@ -235,6 +237,32 @@ static void test_misuse(void **state)
     CU_OK(cuDevicePrimaryCtxRelease(0));
 }
 
+/* Creating and destroying contexts (with a stream and an allocation each)
+ * leaks nothing: the host heap in use after 2000 cycles is what it was
+ * after the first 100 (within 64 KiB; a leak of a few KiB a cycle would
+ * show as megabytes). */
+static void test_create_destroy_leaks_nothing(void **state)
+{
+    (void)state;
+    CU_OK(cuInit(0));
+    size_t base = 0;
+    for (int i = 0; i < 2100; i++) {
+        if (i == 100)
+            base = mallinfo2().uordblks;
+        CUcontext c;
+        CU_OK(cuCtxCreate(&c, NULL, 0, 0));
+        CUstream s;
+        CU_OK(cuStreamCreate(&s, 0));
+        CUdeviceptr p;
+        CU_OK(cuMemAlloc(&p, 64));
+        CU_OK(cuStreamDestroy(s));
+        CU_OK(cuCtxDestroy(c));
+    }
+    size_t now = mallinfo2().uordblks;
+    if (now > base + (64 << 10))
+        fail_msg("heap in use grew from %zu to %zu bytes over 2000 contexts", base, now);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -244,6 +272,7 @@ int main(void)
         cmocka_unit_test(test_per_thread_current),
         cmocka_unit_test(test_limits_and_config),
         cmocka_unit_test(test_misuse),
+        cmocka_unit_test(test_create_destroy_leaks_nothing),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -114,6 +114,42 @@ static void test_host_memory(void **state)
     free(buf);
 }
 
+/* cuMemHostRegister takes only memory the process can use: an unmapped
+ * range, one that runs past the end of a mapping, an inaccessible page, or
+ * read-only memory registered for writing are CUDA_ERROR_INVALID_VALUE, and
+ * nothing is registered (a copy from there would fault the host). */
+static void test_register_unmapped(void **state)
+{
+    (void)state;
+    cu_test_primary();
+    size_t page = 4096;
+    char *m = mmap(NULL, 4 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(m != MAP_FAILED);
+    assert_int_equal(munmap(m + 2 * page, 2 * page), 0); /* pages 2, 3: unmapped */
+    CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuMemHostRegister(m + 2 * page, page, 0));
+    CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuMemHostRegister(m + page, 2 * page, 0));
+    assert_int_equal(mprotect(m + page, page, PROT_NONE), 0);
+    CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuMemHostRegister(m, 2 * page, 0));
+    assert_int_equal(mprotect(m + page, page, PROT_READ), 0);
+    CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuMemHostRegister(m + page, page, 0));
+    CU_OK(cuMemHostRegister(m + page, page, CU_MEMHOSTREGISTER_READ_ONLY));
+    CU_OK(cuMemHostUnregister(m + page));
+    CU_OK(cuMemHostRegister(m, page, 0));
+    /* what failed to register is unknown to the driver: a copy from the
+     * hole is an error, not a fault */
+    CUdeviceptr d;
+    CU_OK(cuMemAlloc(&d, page));
+    CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuMemcpyHtoD(d, m + 2 * page, 64));
+    CU_OK(cuMemcpyHtoD(d, m, 64));
+    CU_OK(cuMemFree(d));
+    CU_OK(cuMemHostUnregister(m));
+    munmap(m, 2 * page);
+    /* the lowest page and the top of the address space */
+    CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuMemHostRegister((void *)(uintptr_t)0x1000, page, 0));
+    CU_EXPECT(CUDA_ERROR_INVALID_VALUE,
+              cuMemHostRegister((void *)(uintptr_t)0x7ffffffff000ull, page, 0));
+}
+
 static void test_managed_and_advice(void **state)
 {
     (void)state;
@@ -568,6 +604,7 @@ int main(void)
         cmocka_unit_test(test_copies_2d),
         cmocka_unit_test(test_copies_3d),
         cmocka_unit_test(test_memsets),
+        cmocka_unit_test(test_register_unmapped),
         cmocka_unit_test(test_peer_copy),
         cmocka_unit_test(test_async_alloc_and_pools),
     };

@@ -363,6 +363,35 @@ static void test_streams_run_concurrently(void **state)
     CU_OK(cuModuleUnload(m));
 }
 
+/* A destroyed stream's handle stays invalid after new streams take its
+ * place (its memory, its slot): handles are generation-checked, so a stale
+ * handle never reaches another stream's work. */
+static void test_stale_handle_after_reuse(void **state)
+{
+    (void)state;
+    cu_test_primary();
+    for (int round = 0; round < 64; round++) {
+        CUstream old, fresh[4];
+        CU_OK(cuStreamCreate(&old, 0));
+        CU_OK(cuStreamDestroy(old));
+        for (int i = 0; i < 4; i++)
+            CU_OK(cuStreamCreate(&fresh[i], 0));
+        CU_EXPECT(CUDA_ERROR_INVALID_HANDLE, cuStreamSynchronize(old));
+        CU_EXPECT(CUDA_ERROR_INVALID_HANDLE, cuStreamQuery(old));
+        CU_EXPECT(CUDA_ERROR_INVALID_HANDLE, cuStreamDestroy(old));
+        CUdeviceptr p;
+        CU_OK(cuMemAlloc(&p, 64));
+        CU_EXPECT(CUDA_ERROR_INVALID_HANDLE, cuMemsetD8Async(p, 1, 64, old));
+        for (int i = 0; i < 4; i++) {
+            assert_true(fresh[i] != old);
+            CU_OK(cuMemsetD8Async(p, (unsigned char)i, 64, fresh[i]));
+            CU_OK(cuStreamSynchronize(fresh[i]));
+            CU_OK(cuStreamDestroy(fresh[i]));
+        }
+        CU_OK(cuMemFree(p));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -373,6 +402,7 @@ int main(void)
         cmocka_unit_test(test_legacy_stream_ordering),
         cmocka_unit_test(test_stream_memory_operations),
         cmocka_unit_test(test_streams_run_concurrently),
+        cmocka_unit_test(test_stale_handle_after_reuse),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

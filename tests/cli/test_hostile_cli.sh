@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# `ptxjit run` and `ptxjit check` against careless or hostile input: a
+# kernel overrunning its --arg buffers (guard pages: silent within the
+# buffer's last page, else a fault; the host never corrupts), absurd sizes
+# and endless inputs (errors, never a hang or a crash), output errors.
+set -u
+ptxjit=$1
+tests=$2
+fails=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+vec=$tests/ptx/corpus/vector_ops.sm_80.ptx
+
+. "$(dirname "$0")/lib.sh"
+
+# vec_add over n elements of 16-float buffers: n = 1024 stays within each
+# buffer's page (silent, as within a GPU allocation); n = 2048 reaches the
+# guard page after it: a fault, exit 1, and no heap corruption on the way out.
+expect overrun-in-page 0 "$ptxjit" run "$vec" -k vec_add -g 4 -b 256 --arg 'f32[16]:iota' \
+    --arg 'f32[16]:iota' --arg 'f32[16]:zeros' --arg s32:1024 --print 2:4
+grep_out overrun-in-page '0: +0 +2 +4 +6$'
+expect overrun-guard 1 "$ptxjit" run "$vec" -k vec_add -g 8 -b 256 --arg 'f32[16]:iota' \
+    --arg 'f32[16]:iota' --arg 'f32[16]:zeros' --arg s32:2048
+grep_out overrun-guard "kernel 'vec_add': invalid memory access"
+
+# Device malloc takes from an 8 MiB heap and returns NULL when it is used
+# up (the loop stops): 4 KiB blocks, so at most 2048 of them.
+cat >"$tmp/heap.ptx" <<'PTX'
+.version 7.0
+.target sm_80
+.address_size 64
+.extern .func (.param .b64 func_retval0) malloc(.param .b64 malloc_param_0);
+.extern .func free(.param .b64 free_param_0);
+.visible .entry take(.param .u64 ptrs, .param .u32 max, .param .u64 size, .param .u64 count)
+{
+    .reg .pred %p<3>;
+    .reg .b32 %r<3>;
+    .reg .b64 %rd<8>;
+    ld.param.u64 %rd1, [ptrs];
+    ld.param.u32 %r1, [max];
+    ld.param.u64 %rd2, [size];
+    ld.param.u64 %rd3, [count];
+    mov.u32 %r2, 0;
+LOOP:
+    setp.ge.u32 %p1, %r2, %r1;
+    @%p1 bra DONE;
+    {
+    .param .b64 param0;
+    st.param.b64 [param0], %rd2;
+    .param .b64 retval0;
+    call.uni (retval0), malloc, (param0);
+    ld.param.b64 %rd4, [retval0];
+    }
+    setp.eq.u64 %p2, %rd4, 0;
+    @%p2 bra DONE;
+    mul.wide.u32 %rd5, %r2, 8;
+    add.s64 %rd6, %rd1, %rd5;
+    st.global.u64 [%rd6], %rd4;
+    st.u8 [%rd4], %r2;
+    add.s64 %rd7, %rd4, %rd2;
+    st.u8 [%rd7+-1], %r2;
+    add.u32 %r2, %r2, 1;
+    bra.uni LOOP;
+DONE:
+    st.global.u32 [%rd3], %r2;
+    ret;
+}
+PTX
+expect heap-limit 0 "$ptxjit" run "$tmp/heap.ptx" -k take -g 1 -b 1 --arg 'u64[65536]:zeros' \
+    --arg u32:65536 --arg u64:4096 --arg 'u32[1]:zeros' --print 3
+taken=$(sed -n 's/^ *0: *\([0-9]*\)$/\1/p' "$tmp/out")
+if [ -z "$taken" ] || [ "$taken" -gt 2048 ] || [ "$taken" -lt 1024 ]; then
+    echo "FAIL heap-limit: malloc gave '$taken' 4 KiB blocks from an 8 MiB heap"; fails=$((fails + 1))
+fi
+
+# Absurd sizes are errors with file:line:col, for check and run alike.
+printf '.version 7.0\n.target sm_80\n.address_size 64\n.global .align 4 .b8 big[1099511627776];\n.const .align 4 .b8 c[1099511627776];\n' >"$tmp/huge.ptx"
+expect huge-check 2 "$ptxjit" check "$tmp/huge.ptx"
+grep_out huge-check "huge.ptx:4:22: error: .global variable 'big' is too large"
+grep_out huge-check "huge.ptx:5:21: error: .const variable 'c' is too large"
+expect huge-run 2 "$ptxjit" run "$tmp/huge.ptx" -k nothing
+grep_out huge-run "huge.ptx:4:22: error"
+
+# Endless inputs end: read with a bound, an error at once (timeout: a hang fails).
+expect endless-check 2 timeout 60 "$ptxjit" check /dev/zero
+grep_out endless-check "cannot read '/dev/zero': File too large \(PTX input is limited to 64 MiB\)"
+expect endless-run 2 timeout 60 "$ptxjit" run /dev/zero -k k
+expect endless-arg 2 timeout 60 "$ptxjit" run "$vec" -k vec_add --arg 'f32[4]:file=/dev/zero' \
+    --arg 'f32[4]:zeros' --arg 'f32[4]:zeros' --arg s32:4
+grep_out endless-arg "file '/dev/zero' is more than 16 bytes but f32\[4\] needs 16 bytes"
+
+# Under an address-space limit (ulimit -v 4 GiB; 1.5 GiB) launches still run:
+# the shared-memory window takes less than its usual 4 GiB reservation.
+# (A sanitizer build cannot start under such a limit at all: skipped there.)
+for kb in 4194304 1572864; do
+    if (ulimit -v $kb && "$ptxjit" --version) >/dev/null 2>&1; then
+        expect "ulimit-v-$kb" 0 bash -c "ulimit -v $kb && exec \"\$0\" \"\$@\"" "$ptxjit" run "$vec" \
+            -k vec_add -g 4 -b 64 --arg 'f32[256]:iota' --arg 'f32[256]:fill=1' \
+            --arg 'f32[256]:zeros' --arg s32:256 --print 2:4
+        grep_out "ulimit-v-$kb" '0: +1 +2 +3 +4$'
+    else
+        echo "ulimit-v-$kb: skipped (this build cannot start under ulimit -v $kb)"
+    fi
+done
+
+# Output that cannot be written is a failure (exit 1, a message), not lost.
+if [ -w /dev/full ]; then
+    expect print-full 1 bash -c '"$0" "$@" >/dev/full' "$ptxjit" run "$vec" -k vec_add -g 1 -b 32 \
+        --arg 'f32[32]:iota' --arg 'f32[32]:iota' --arg 'f32[32]:zeros' --arg s32:32 --print 2:4
+    grep_out print-full "ptxjit run: cannot write the output: No space left on device"
+else
+    echo "print-full: skipped (no /dev/full)"
+fi
+
+[ "$fails" = 0 ] && echo "hostile cli: all passed"
+exit $((fails > 0))
