@@ -12,6 +12,7 @@ echo "== ctest under AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/)
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DPTXJIT_SANITIZE=ON -DPTXJIT_WERROR=ON >/dev/null
 cmake --build build-asan -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+LSAN_OPTIONS=suppressions="$PWD/tests/lsan.supp" \
     ctest --test-dir build-asan --output-on-failure -j "$jobs"
 if [ "${FUZZ_SECONDS:-60}" != 0 ] && [ -x scripts/fuzz.sh ]; then
     echo "== fuzzing the parser (${FUZZ_SECONDS:-60} s) and the loader"
