@@ -107,16 +107,16 @@ void finish_converged_entries(fn *F)
             converged_to_pc(F, b);
 }
 
-/* Every pending lane (bits `all`) is at block x when cond holds: it is
- * entered converged. */
-static void join_at(fn *F, LLVMValueRef cond, LLVMValueRef all, uint32_t x)
+/* When cond holds, `lanes` (every pending lane) enter block x converged;
+ * else the code continues in a new block. */
+static void converge_if(fn *F, LLVMValueRef cond, LLVMValueRef lanes, uint32_t x)
 {
     lw *L = F->L;
-    LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "joined");
+    LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "converged.to");
     branch_if(F, cond, go);
     LLVMBasicBlockRef rest = LLVMGetInsertBlock(L->b);
     LLVMPositionBuilderAtEnd(L->b, go);
-    enter_converged(F, lanes_of(F, all), x);
+    enter_converged(F, lanes, x);
     LLVMPositionBuilderAtEnd(L->b, rest);
 }
 
@@ -135,21 +135,10 @@ static void leave_converged(fn *F, LLVMValueRef taken, uint32_t t, uint32_t n, L
         return;
     }
     LLVMValueRef tb = mask_bits(F, taken), lb = mask_bits(F, lanes);
-    if (t < F->nblocks) {
-        LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "uniform.taken");
-        branch_if(F, LLVMBuildICmp(b, LLVMIntEQ, tb, lb, ""), go);
-        LLVMBasicBlockRef rest = LLVMGetInsertBlock(b);
-        LLVMPositionBuilderAtEnd(b, go);
-        enter_converged(F, lanes, t);
-        LLVMPositionBuilderAtEnd(b, rest);
-    }
+    if (t < F->nblocks)
+        converge_if(F, LLVMBuildICmp(b, LLVMIntEQ, tb, lb, "uniform.taken"), lanes, t);
     if (n < F->nblocks) {
-        LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "uniform.not");
-        branch_if(F, LLVMBuildICmp(b, LLVMIntEQ, tb, const_i32(L, 0), ""), go);
-        LLVMBasicBlockRef rest = LLVMGetInsertBlock(b);
-        LLVMPositionBuilderAtEnd(b, go);
-        enter_converged(F, lanes, n);
-        LLVMPositionBuilderAtEnd(b, rest);
+        converge_if(F, LLVMBuildICmp(b, LLVMIntEQ, tb, const_i32(L, 0), "uniform.not"), lanes, n);
         if (t >= F->nblocks) { /* some lanes exit or return, the others go on together */
             LLVMValueRef all = LLVMBuildICmp(b, LLVMIntEQ, tb, lb, "");
             LLVMBasicBlockRef part = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "some.leave");
@@ -164,7 +153,6 @@ static void leave_converged(fn *F, LLVMValueRef taken, uint32_t t, uint32_t n, L
 }
 
 /* Ends a block: its lanes (F->mask) in `taken` go to block t, the others
-
  * to n (taken NULL: all to n).  When every lane of the warp still pending
  * is then at one block, the jump is direct (the dispatcher would pick that
  * block); otherwise the dispatcher picks the next block. */
@@ -190,9 +178,9 @@ void leave_block(fn *F, LLVMValueRef taken, uint32_t t, uint32_t n)
     LLVMValueRef at_t = taken ? mask_bits(F, LLVMBuildICmp(b, LLVMIntEQ, np, splat(L, const_i32(L, t)), "")) : NULL;
     branch_if(F, LLVMBuildICmp(b, LLVMIntEQ, all, const_i32(L, 0), "none"), F->done);
     if (n < F->nblocks)
-        join_at(F, LLVMBuildICmp(b, LLVMIntEQ, at_n, all, "joined"), all, n);
+        converge_if(F, LLVMBuildICmp(b, LLVMIntEQ, at_n, all, "joined"), lanes_of(F, all), n);
     if (taken && t < F->nblocks)
-        join_at(F, LLVMBuildICmp(b, LLVMIntEQ, at_t, all, ""), all, t);
+        converge_if(F, LLVMBuildICmp(b, LLVMIntEQ, at_t, all, ""), lanes_of(F, all), t);
     if (taken && t < F->nblocks && n < F->nblocks && t != n) {
         /* A split with no other lane pending: the lower block runs first,
          * as the dispatcher would run it, except at its fairness picks. */

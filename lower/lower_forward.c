@@ -163,27 +163,25 @@ static const ptx_instr *reaching_def(fn *F, forward *fw, const ptx_operand *o, u
     dl += reg_elem(o);
     if (dl->opaque || dl->n < 2) /* one definition: lower_live.c handles it */
         return NULL;
-    uint32_t b = F->block_of_stmt[i], found = UINT32_MAX;
+    uint32_t b = F->block_of_stmt[i], found = UINT32_MAX, reached = UINT32_MAX;
     for (uint32_t k = dl->n; k-- > 0;)
         if (dl->stmt[k] < i && dl->stmt[k] >= first[b]) {
             found = dl->stmt[k];
             break;
         }
-    for (uint32_t k = 0; found == UINT32_MAX && k <= dl->n; k++) {
-        if (k == dl->n)
-            return NULL; /* nothing reaches: no read to forward */
-        uint32_t s = dl->stmt[k], x = F->block_of_stmt[s];
+    for (uint32_t k = 0; found == UINT32_MAX && k < dl->n; k++) { /* each block's last definition */
+        uint32_t x = F->block_of_stmt[dl->stmt[k]];
         bool last_in_block = k + 1 == dl->n || F->block_of_stmt[dl->stmt[k + 1]] != x;
         if (!last_in_block || !reaches(F, fw, x, b, first, end))
             continue;
-        for (uint32_t j = k + 1; j < dl->n; j++) { /* a second block's definition reaches too */
-            uint32_t y = F->block_of_stmt[dl->stmt[j]];
-            bool last = j + 1 == dl->n || F->block_of_stmt[dl->stmt[j + 1]] != y;
-            if (last && reaches(F, fw, y, b, first, end))
-                return NULL;
-        }
-        found = s;
+        if (reached != UINT32_MAX)
+            return NULL; /* a second block's definition reaches too */
+        reached = dl->stmt[k];
     }
+    if (found == UINT32_MAX)
+        found = reached;
+    if (found == UINT32_MAX)
+        return NULL; /* nothing reaches: no read to forward */
     const ptx_instr *d = F->f->body[found].instr;
     if (found == i || d->has_guard || o->var->type == PTX_TYPE_PRED || !int_types(d) || !pure_def(F, d))
         return NULL;
