@@ -77,6 +77,10 @@ static bool parse_name_operand(parser *p, ptx_operand *o)
  * texture, sampler or surface handles, then the coordinate vector. */
 static bool parse_tex_address(parser *p, ptx_operand *o)
 {
+    if (!o->nelems) { /* [+imm, ...]: no handle to take */
+        perr(p, peek(p), "expected a texture or surface handle");
+        return false;
+    }
     ptx_operand tmp[3] = {o->elems[0]};
     uint32_t n = 1;
     if (o->imm) {
