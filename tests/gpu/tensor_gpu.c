@@ -994,11 +994,17 @@ static int write_ptx(const char *dir)
     return 0;
 }
 
-static const record *find_record(const record *r, size_t n, const char *name, int set)
+/* The recording of a probe: wmma probes that differ only in C's layout
+ * share an instruction name, so the hash of kernel and inputs picks. */
+static const record *find_record(const record *r, size_t n, const char *name, int set, uint64_t hash, int *stale)
 {
+    *stale = 0;
     for (size_t i = 0; i < n; i++)
-        if (r[i].set == set && !strcmp(r[i].name, name))
-            return &r[i];
+        if (r[i].set == set && !strcmp(r[i].name, name)) {
+            if (r[i].hash == hash)
+                return &r[i];
+            *stale = 1;
+        }
     return NULL;
 }
 
@@ -1048,10 +1054,13 @@ int main(int argc, char **argv)
                     return 1;
                 }
             } else {
-                const record *r = find_record(recs, nrecs, probes[i].name, set);
-                if (!r)
+                int old;
+                const record *r = find_record(recs, nrecs, probes[i].name, set, hash, &old);
+                if (!r && old)
+                    stale++;
+                else if (!r)
                     missing++;
-                else if (r->hash != hash || r->n != n)
+                else if (r->n != n)
                     stale++;
                 else if (compare(&probes[i], set, r->bytes, out, n))
                     mismatched++;
