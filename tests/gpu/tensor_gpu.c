@@ -4,7 +4,10 @@
  * real GPU and compared on ptxjit.
  *
  *   tensor_gpu record FILE   run every probe, write the outputs to FILE
- *   tensor_gpu check FILE    run every probe, compare with FILE
+ *   tensor_gpu check FILE [PREFIX...]
+ *                            run the probes (those whose instruction starts
+ *                            with a PREFIX, e.g. "mma" "ldmatrix"), compare
+ *                            with FILE; TENSOR_GPU_VERBOSE=1 names each
  *   tensor_gpu ptx DIR       write the probe modules (to check with ptxas)
  *
  * A probe is one kernel of one warp.  mma and movmatrix kernels load each
@@ -1010,8 +1013,9 @@ static const record *find_record(const record *r, size_t n, const char *name, in
 
 int main(int argc, char **argv)
 {
-    if (argc != 3 || (strcmp(argv[1], "record") && strcmp(argv[1], "check") && strcmp(argv[1], "ptx"))) {
-        fprintf(stderr, "usage: tensor_gpu record|check|ptx FILE|DIR\n");
+    if (argc < 3 || (strcmp(argv[1], "record") && strcmp(argv[1], "check") && strcmp(argv[1], "ptx")) ||
+        (argc > 3 && strcmp(argv[1], "check"))) {
+        fprintf(stderr, "usage: tensor_gpu record|ptx FILE|DIR, tensor_gpu check FILE [PREFIX...]\n");
         return 2;
     }
     all_probes();
@@ -1035,14 +1039,21 @@ int main(int argc, char **argv)
         cu_failed(cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain", "-") ||
         cu_failed(cuCtxSetCurrent(ctx), "cuCtxSetCurrent", "-"))
         return 1;
-    int failed = 0;
-    size_t passed = 0, mismatched = 0, stale = 0, missing = 0;
+    int failed = 0, verbose = getenv("TENSOR_GPU_VERBOSE") != NULL;
+    size_t passed = 0, mismatched = 0, stale = 0, missing = 0, chosen = 0;
     for (size_t i = 0; i < nprobes; i++) {
+        int wanted = argc == 3;
+        for (int a = 3; a < argc; a++)
+            wanted |= !strncmp(probes[i].name, argv[a], strlen(argv[a]));
+        if (!wanted)
+            continue;
+        chosen++;
         CUmodule mod = module_of(i);
         for (int set = 0; set < NSETS; set++) {
             uint8_t *out = NULL;
             size_t n = 0;
             uint64_t hash = 0;
+            size_t before = passed;
             if (!mod || run_probe(mod, i, set, &out, &n, &hash)) {
                 failed++;
                 free(out);
@@ -1066,6 +1077,9 @@ int main(int argc, char **argv)
                     mismatched++;
                 else
                     passed++;
+                if (verbose)
+                    printf("%s [%s]: %s\n", probes[i].name, SET_NAME[set],
+                           !r ? "no recording" : passed == before ? "DIFFERS" : "ok");
             }
             free(out);
         }
@@ -1079,7 +1093,7 @@ int main(int argc, char **argv)
         return failed != 0;
     }
     printf("tensor_gpu: %zu match the GPU, %zu differ, %zu failed to run, %zu stale, %zu missing (of %zu)\n", passed,
-           mismatched, (size_t)failed, stale, missing, nprobes * NSETS);
+           mismatched, (size_t)failed, stale, missing, chosen * NSETS);
     for (size_t i = 0; i < nrecs; i++)
         free(recs[i].bytes);
     free(recs);
