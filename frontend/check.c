@@ -941,6 +941,7 @@ static void check_instr(checker *c, ptx_instr *in)
         check_cvt_pack(c, in);
     else
         check_texture(c, in);
+    check_forms(c, in);
 }
 
 /* ---- declarations ---- */

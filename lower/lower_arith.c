@@ -125,12 +125,13 @@ static LLVMValueRef int_divrem(fn *F, LLVMValueRef a, LLVMValueRef b, ptx_type t
     LLVMValueRef safe_b = LLVMBuildSelect(L->b, unsafe, one, b, "");
     LLVMValueRef r = rem ? (is_signed(t) ? LLVMBuildSRem(L->b, a, safe_b, "") : LLVMBuildURem(L->b, a, safe_b, ""))
                          : (is_signed(t) ? LLVMBuildSDiv(L->b, a, safe_b, "") : LLVMBuildUDiv(L->b, a, safe_b, ""));
-    /* a / 1 == a already gives INT_MIN for the overflow case; rem gives 0 */
-    LLVMValueRef by_zero = rem ? a : LLVMConstAllOnes(vec_of(st));
+    /* a / 1 == a already gives INT_MIN for the overflow case; rem gives 0.
+     * By zero, div and rem give all ones on a GPU (an H200 shows it). */
+    LLVMValueRef ones = LLVMConstAllOnes(vec_of(st));
     if (is_signed(t) && rem)
-        r = LLVMBuildSelect(L->b, unsafe, LLVMBuildSelect(L->b, bz, a, zero, ""), r, "");
+        r = LLVMBuildSelect(L->b, unsafe, LLVMBuildSelect(L->b, bz, ones, zero, ""), r, "");
     else
-        r = LLVMBuildSelect(L->b, bz, by_zero, r, "");
+        r = LLVMBuildSelect(L->b, bz, ones, r, "");
     return r;
 }
 

@@ -34,13 +34,16 @@ static LLVMValueRef low_mask(fn *F, LLVMValueRef count, LLVMTypeRef et, unsigned
     return LLVMBuildSelect(L->b, full, LLVMConstAllOnes(vec_of(et)), m, "");
 }
 
-/* pos/len operands: the low 8 bits, widened to the value's type. */
-static LLVMValueRef byte_opd(fn *F, const ptx_operand *o, LLVMTypeRef et)
+/* pos/len operands: the low 8 bits for 32-bit values (the ISA's rule);
+ * 64-bit forms take all 32 bits, clamped by the callers (what an H200
+ * does: pos 0x100 inserts nothing, len 0x100 is a whole field). */
+static LLVMValueRef field_opd(fn *F, const ptx_operand *o, LLVMTypeRef et)
 {
     lw *L = F->L;
-    LLVMValueRef v = LLVMBuildAnd(L->b, read_opd(F, o, PTX_TYPE_U32, false), vconst(F, L->i32, 0xff), "");
-    unsigned bits = LLVMGetIntTypeWidth(et);
-    return bits > 32 ? LLVMBuildZExt(L->b, v, vec_of(et), "") : v;
+    LLVMValueRef v = read_opd(F, o, PTX_TYPE_U32, false);
+    if (LLVMGetIntTypeWidth(et) > 32)
+        return LLVMBuildZExt(L->b, v, vec_of(et), "");
+    return LLVMBuildAnd(L->b, v, vconst(F, L->i32, 0xff), "");
 }
 
 /* Bits [pos, pos+len) of a; signed forms fill with a[min(pos+len-1, msb)]. */
@@ -51,7 +54,7 @@ static LLVMValueRef bfe(fn *F, const ptx_instr *in, ptx_type t)
     LLVMTypeRef et = storage_int(L, t);
     unsigned w = 8 * ptx_type_size(t);
     LLVMValueRef a = read_opd(F, &in->opds[1], t, false);
-    LLVMValueRef pos = byte_opd(F, &in->opds[2], et), len = byte_opd(F, &in->opds[3], et);
+    LLVMValueRef pos = field_opd(F, &in->opds[2], et), len = field_opd(F, &in->opds[3], et);
     LLVMValueRef msb = vconst(F, et, w - 1);
     LLVMValueRef in_range = LLVMBuildICmp(b, LLVMIntULE, pos, msb, "");
     LLVMValueRef spos = LLVMBuildSelect(b, in_range, pos, vconst(F, et, 0), "");
@@ -81,7 +84,7 @@ static LLVMValueRef bfi(fn *F, const ptx_instr *in, ptx_type t)
     LLVMTypeRef et = storage_int(L, t);
     unsigned w = 8 * ptx_type_size(t);
     LLVMValueRef a = read_opd(F, &in->opds[1], t, false), base = read_opd(F, &in->opds[2], t, false);
-    LLVMValueRef pos = byte_opd(F, &in->opds[3], et), len = byte_opd(F, &in->opds[4], et);
+    LLVMValueRef pos = field_opd(F, &in->opds[3], et), len = field_opd(F, &in->opds[4], et);
     LLVMValueRef in_range = LLVMBuildICmp(b, LLVMIntULT, pos, vconst(F, et, w), "");
     LLVMValueRef spos = LLVMBuildSelect(b, in_range, pos, vconst(F, et, 0), "");
     LLVMValueRef m = LLVMBuildShl(b, low_mask(F, len, et, w), spos, "");
@@ -285,7 +288,9 @@ static LLVMValueRef fns(fn *F, const ptx_instr *in)
     LLVMValueRef r = LLVMBuildSelect(b, enough, pos, none, "");
     LLVMValueRef at_base = LLVMBuildTrunc(b, LLVMBuildLShr(b, m, base, ""), vec_of(L->i1), "");
     LLVMValueRef r0 = LLVMBuildSelect(b, at_base, base, none, "");
-    return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, off, zero, ""), r0, r, "");
+    r = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, off, zero, ""), r0, r, "");
+    /* offset INT_MIN gives 0 on a GPU, whatever the mask (an H200 shows it) */
+    return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, off, vconst(F, i32, 0x80000000u), ""), zero, r, "");
 }
 
 static LLVMValueRef bfind(fn *F, const ptx_instr *in, ptx_type t)

@@ -244,7 +244,7 @@ static uint64_t r_madc_hi(const conform_op *op, unsigned k, const uint64_t *x)
 }
 /* shf.r.clamp.b32 d, a, b, c: the low word of b:a shifted right by min(c, 32) */
 static uint64_t r_shf_r_clamp(const conform_op *op, unsigned k, const uint64_t *x) { return funnel(x, 0, 1); }
-/* div.u32 by 0 is all ones; rem.s32 by 0 is the dividend, MIN % -1 is 0 */
+/* div.u32 and rem.s32 by 0 are all ones (as on an H200); MIN % -1 is 0 */
 static uint64_t r_div_u(const conform_op *op, unsigned k, const uint64_t *x)
 {
     return u32(x[1]) ? u32(x[0]) / u32(x[1]) : 0xffffffffu;
@@ -252,7 +252,7 @@ static uint64_t r_div_u(const conform_op *op, unsigned k, const uint64_t *x)
 static uint64_t r_rem_s(const conform_op *op, unsigned k, const uint64_t *x)
 {
     int64_t a = s32(x[0]), b = s32(x[1]);
-    return b ? ret32(a % b) : ret32(a);
+    return b ? ret32(a % b) : 0xffffffffu;
 }
 /* bfind.shiftamt.s64: 63 minus the position of the highest bit that
  * differs from the sign (0xffffffff when there is none) */

@@ -133,11 +133,9 @@ static uint64_t pairwise(const conform_op *op, const uint64_t *x, half_fn f, boo
     return d;
 }
 static s128 h_add(s128 a, s128 b) { return a + b; }
-static s128 h_sub(s128 a, s128 b) { return a - b; }
 static s128 h_min(s128 a, s128 b) { return a < b ? a : b; }
 static s128 h_max(s128 a, s128 b) { return a > b ? a : b; }
 static uint64_t r_add_x2(const conform_op *op, unsigned k, const uint64_t *x) { return pairwise(op, x, h_add, false); }
-static uint64_t r_sub_x2(const conform_op *op, unsigned k, const uint64_t *x) { return pairwise(op, x, h_sub, false); }
 static uint64_t r_min_x2(const conform_op *op, unsigned k, const uint64_t *x) { return pairwise(op, x, h_min, false); }
 static uint64_t r_max_x2(const conform_op *op, unsigned k, const uint64_t *x) { return pairwise(op, x, h_max, false); }
 static uint64_t r_min_relu_x2(const conform_op *op, unsigned k, const uint64_t *x) { return pairwise(op, x, h_min, true); }
@@ -167,8 +165,6 @@ static const conform_op simd16x2_ops[] = {
 #define X2(nm, text, fn, t) {.name = nm, .ptx = text, .dw = 4, .w = {4, 4}, .ref = fn, .user = t, .target = "sm_90"}
     X2("add_u16x2", "add.u16x2 %d, %a, %b;", r_add_x2, "u16"),
     X2("add_s16x2", "add.s16x2 %d, %a, %b;", r_add_x2, "s16"),
-    X2("sub_u16x2", "sub.u16x2 %d, %a, %b;", r_sub_x2, "u16"),
-    X2("sub_s16x2", "sub.s16x2 %d, %a, %b;", r_sub_x2, "s16"),
     X2("min_u16x2", "min.u16x2 %d, %a, %b;", r_min_x2, "u16"),
     X2("min_s16x2", "min.s16x2 %d, %a, %b;", r_min_x2, "s16"),
     X2("max_u16x2", "max.u16x2 %d, %a, %b;", r_max_x2, "u16"),
@@ -342,8 +338,8 @@ static uint64_t r_rem(const conform_op *op, unsigned k, const uint64_t *x)
 {
     unsigned n = nbits(op);
     s128 a = val(op, x[0]), b = val(op, x[1]);
-    if (b == 0)
-        return lo(a, n);
+    if (b == 0) /* all ones, as div: what a GPU gives (H200) */
+        return mask_of(n);
     if (is_s(op) && a == smin_of(n) && b == -1)
         return 0;
     return lo(a % b, n); /* the sign of the dividend */
@@ -399,8 +395,10 @@ static const conform_op minmax_ops[] = {
     T2("max_u16", "max.u16 %d, %a, %b;", 2, r_max, "u16"), T2("max_s16", "max.s16 %d, %a, %b;", 2, r_max, "s16"),
     T2("max_u32", "max.u32 %d, %a, %b;", 4, r_max, "u32"), T2("max_s32", "max.s32 %d, %a, %b;", 4, r_max, "s32"),
     T2("max_u64", "max.u64 %d, %a, %b;", 8, r_max, "u64"), T2("max_s64", "max.s64 %d, %a, %b;", 8, r_max, "s64"),
-    T2("min_relu_s32", "min.relu.s32 %d, %a, %b;", 4, r_min_relu, "s32"),
-    T2("max_relu_s32", "max.relu.s32 %d, %a, %b;", 4, r_max_relu, "s32"),
+    {.name = "min_relu_s32", .ptx = "min.relu.s32 %d, %a, %b;", .dw = 4, .w = {4, 4}, .ref = r_min_relu,
+     .user = "s32", .target = "sm_90"},
+    {.name = "max_relu_s32", .ptx = "max.relu.s32 %d, %a, %b;", .dw = 4, .w = {4, 4}, .ref = r_max_relu,
+     .user = "s32", .target = "sm_90"},
 };
 
 /* ---- shifts (ISA 9.7.8.7-8): counts above the width clamp to it ---- */
@@ -437,10 +435,16 @@ static const conform_op shift_ops[] = {
 
 static const uint64_t field_edges[] = {0, 1, 2, 7, 8, 15, 16, 24, 30, 31, 32, 33, 40, 62, 63, 64, 65,
                                        127, 128, 200, 255, 256, 257, 0x1ff, 0x11f, 0xffffffff, 0x80000020};
+/* pos and len: the low 8 bits for 32-bit fields (ISA); 64-bit fields take
+ * the whole 32-bit values, as a GPU does (H200). */
+static uint64_t field_arg(const conform_op *op, uint64_t v)
+{
+    return nbits(op) == 64 ? (uint32_t)v : v & 0xff;
+}
 static uint64_t r_bfe(const conform_op *op, unsigned k, const uint64_t *x)
 {
     unsigned msb = nbits(op) - 1;
-    uint64_t a = x[0], pos = x[1] & 0xff, len = x[2] & 0xff, sbit, d = 0;
+    uint64_t a = x[0], pos = field_arg(op, x[1]), len = field_arg(op, x[2]), sbit, d = 0;
     if (!is_s(op) || len == 0)
         sbit = 0;
     else
@@ -452,7 +456,7 @@ static uint64_t r_bfe(const conform_op *op, unsigned k, const uint64_t *x)
 static uint64_t r_bfi(const conform_op *op, unsigned k, const uint64_t *x)
 {
     unsigned msb = nbits(op) - 1;
-    uint64_t a = x[0], f = x[1], pos = x[2] & 0xff, len = x[3] & 0xff;
+    uint64_t a = x[0], f = x[1], pos = field_arg(op, x[2]), len = field_arg(op, x[3]);
     for (unsigned i = 0; i < len && pos + i <= msb; i++)
         f = (f & ~(1ull << (pos + i))) | bit(a, i) << (pos + i);
     return f;
@@ -542,6 +546,8 @@ static uint64_t r_fns(const conform_op *op, unsigned k, const uint64_t *x)
     uint32_t mask = (uint32_t)x[0];
     int base = (int)(x[1] & 31), offset = (int)(int32_t)(uint32_t)x[2];
     uint64_t d = 0xffffffff;
+    if (offset == INT32_MIN) /* 0 on a GPU, whatever the mask (H200) */
+        return 0;
     if (offset == 0)
         return bit(mask, (unsigned)base) ? (uint64_t)base : d;
     int pos = base, inc = offset > 0 ? 1 : -1;
@@ -735,9 +741,10 @@ static uint64_t r_xor(const conform_op *op, unsigned k, const uint64_t *x) { ret
 static uint64_t r_not(const conform_op *op, unsigned k, const uint64_t *x) { return tr(~x[0], nbits(op)); }
 static uint64_t r_cnot(const conform_op *op, unsigned k, const uint64_t *x) { return tr(x[0], nbits(op)) == 0; }
 
-/* predicates from the low bits of a and b: k = 0 and, 1 or, 2 xor, 3 not a, 4 cnot a */
+/* predicates from the low bits of a and b: k = 0 and, 1 or, 2 xor, 3 not a
+ * (cnot takes no .pred: ptxas refuses it) */
 static const char *const pred_ops_text[] = {"and.pred %r, %p, %q;", "or.pred %r, %p, %q;", "xor.pred %r, %p, %q;",
-                                            "not.pred %r, %p;", "cnot.pred %r, %p;"};
+                                            "not.pred %r, %p;"};
 static uint64_t r_pred(const conform_op *op, unsigned k, const uint64_t *x)
 {
     bool p = x[0] & 1, q = x[1] & 1;
@@ -829,7 +836,7 @@ static const conform_op logic_ops[] = {
     T1("cnot_b16", "cnot.b16 %d, %a;", 2, r_cnot, "b16"), T1("cnot_b32", "cnot.b32 %d, %a;", 4, r_cnot, "b32"),
     T1("cnot_b64", "cnot.b64 %d, %a;", 8, r_cnot, "b64"),
     PRED("pred_logic", "{ .reg .b32 %t; .reg .pred %p, %q, %r; and.b32 %t, %a, 1; setp.ne.b32 %p, %t, 0;"
-         " and.b32 %t, %b, 1; setp.ne.b32 %q, %t, 0; %g %k %g selp.b32 %d, 1, 0, %r; }", r_pred, 5, pred_ops_text),
+         " and.b32 %t, %b, 1; setp.ne.b32 %q, %t, 0; %g %k %g selp.b32 %d, 1, 0, %r; }", r_pred, 4, pred_ops_text),
     SETP("setp_u16", SETP_TEXT("u16"), 2, "u16", 10), SETP("setp_s16", SETP_TEXT("s16"), 2, "s16", 6),
     SETP("setp_b16", SETP_TEXT("b16"), 2, "b16", 2), SETP("setp_u32", SETP_TEXT("u32"), 4, "u32", 10),
     SETP("setp_s32", SETP_TEXT("s32"), 4, "s32", 6), SETP("setp_b32", SETP_TEXT("b32"), 4, "b32", 2),
@@ -905,7 +912,6 @@ static const conform_op cvt_ops[] = {
     CVT("cvt_sat_u16_u64", "cvt.sat.u16.u64 %d, %a;", 2, 8, "u16", "u64", true),
     CVT("cvt_sat_u64_s64", "cvt.sat.u64.s64 %d, %a;", 8, 8, "u64", "s64", true),
     CVT("cvt_sat_s64_u64", "cvt.sat.s64.u64 %d, %a;", 8, 8, "s64", "u64", true),
-    CVT("cvt_sat_s64_s16", "cvt.sat.s64.s16 %d, %a;", 8, 2, "s64", "s16", true),
 };
 
 /* ---- the families ---- */
