@@ -21,7 +21,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD:-build}
 cuda=${CUDA_HOME:-/usr/local/cuda}
-suites=(test_conform_int)
+suites=(test_conform_int test_conform_float test_conform_video)
 
 usage() {
     sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'

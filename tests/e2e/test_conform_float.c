@@ -279,6 +279,12 @@ static uint64_t host_fma_near(const fcase *c, uint64_t a, uint64_t b)
 
 static size_t make_inputs(const fcase *c, uint64_t **pa, uint64_t **pb, uint64_t **pc)
 {
+    /* each case's inputs from its name alone: the same in every run and
+     * on the GPU machine, whatever ran before */
+    rng_state = 0x9E3779B97F4A7C15ull;
+    for (const char *q = c->name; *q; q++)
+        rng_state = (rng_state ^ (uint8_t)*q) * 0x100000001b3ull;
+    rng_state |= 1;
     size_t na, nb;
     const uint64_t *ea = edges(c->ka, &na), *eb = c->kb ? edges(c->kb, &nb) : NULL;
     size_t nedge = c->kb ? na * nb : na;
@@ -490,7 +496,8 @@ static void run_cases(size_t from, size_t to)
 {
     size_t cap = 1 << 20, len = 0;
     char *src = malloc(cap);
-    len += (size_t)snprintf(src, cap, ".version 8.6\n.target sm_90\n.address_size 64\n");
+    /* sm_100: three-source min/max and .rz/.rn .satfinite tf32 are cases */
+    len += (size_t)snprintf(src, cap, ".version 8.6\n.target sm_100\n.address_size 64\n");
     size_t nsel = 0;
     for (size_t i = from; i < to; i++)
         if (selected(&cases[i])) {
@@ -718,6 +725,8 @@ static uint64_t ref_setp(const fcase *c, uint64_t a, uint64_t b, uint64_t cc)
         return (uint64_t)lo | (uint64_t)hi << 1;
     }
     bool p = cmp1(c->fmt, c->op, c->flags, a, b);
+    if (c->ka == 'h' || c->ka == 'b')
+        return p; /* no second predicate (see setp_case) */
     return (uint64_t)p | (uint64_t)!p << 1;
 }
 
@@ -971,6 +980,8 @@ static size_t build_cvt_int(void)
     for (int f = 0; f < 4; f++)
         for (int i = 0; i < 8; i++) {
             int nm = i < 4 ? 4 : 2; /* every mode for the wide integers */
+            if (f == 1 && i >= 6)
+                continue; /* bf16 <-> s8/u8: not in ptxas's cvt */
             for (int m = 0; m < nm; m++) {
                 cvt_case(int_types[i], float_types[f], rint_name[m], m, 0);
                 if (f == 2 && i < 4)
@@ -1016,7 +1027,8 @@ static size_t build_cvt_float(void)
                 if (d == 2)
                     cvt_case(dt, st, mode_name[m], m, F_FTZ);
             }
-            cvt_case(dt, st, "rn", FR_RN, F_SAT);
+            if (d != 1) /* bf16 takes .satfinite, not .sat */
+                cvt_case(dt, st, "rn", FR_RN, F_SAT);
             if (d < 2 && s == 2) {
                 cvt_case(dt, st, "rn", FR_RN, F_RELU);
                 cvt_case(dt, st, "rn", FR_RN, F_SATFINITE);
@@ -1043,9 +1055,12 @@ static void setp_case(const char *ty, int cmp, int ftz)
 {
     char name[80], ptx[320], k = kind_of_type(ty);
     snprintf(name, sizeof name, "setp.%s%s.%s", cmp_name[cmp], ftz ? ".ftz" : "", ty);
-    snprintf(ptx, sizeof ptx,
-             "{ .reg .pred %%q1, %%q2; .reg .b32 %%t1, %%t2; %s %%q1|%%q2, %%a, %%b; "
-             "selp.b32 %%t1, 1, 0, %%q1; selp.b32 %%t2, 2, 0, %%q2; or.b32 %%d, %%t1, %%t2; }", name);
+    if (k == 'h' || k == 'b') /* one predicate: ptxas takes p|q for f16x2/bf16x2 and wider types only */
+        snprintf(ptx, sizeof ptx, "{ .reg .pred %%q1; %s %%q1, %%a, %%b; selp.b32 %%d, 1, 0, %%q1; }", name);
+    else
+        snprintf(ptx, sizeof ptx,
+                 "{ .reg .pred %%q1, %%q2; .reg .b32 %%t1, %%t2; %s %%q1|%%q2, %%a, %%b; "
+                 "selp.b32 %%t1, 1, 0, %%q1; selp.b32 %%t2, 2, 0, %%q2; or.b32 %%d, %%t1, %%t2; }", name);
     char kk[4] = {'p', k, k, 0};
     fcase *c = add_case(name, kk, ptx);
     c->ref = ref_setp, c->op = cmp, c->flags = ftz ? F_FTZ : 0, c->fmt = kind_fmt(k), c->gen = G_NEAR;
@@ -1729,7 +1744,183 @@ static void test_half(void **state) { (void)state; run_cases(half_from, approx_f
 static void test_approx(void **state) { (void)state; run_cases(approx_from, chain_from); }
 static void test_nan_chains(void **state) { (void)state; run_cases(chain_from, cases_end); }
 
-int main(void)
+/* ------------------------------------------------------------------------
+ * GPU cross-check: --emit writes each case as a kernel, its inputs and a
+ * manifest line for tests/gpu/conform_gpu.c (kernel parameters a, b, c,
+ * e (unused), d, n); --check-gpu compares the recorded outputs with the
+ * references: exact cases bit for bit, approximate ones within the bound,
+ * and counts how many of ptxjit's approximate results are the GPU's bits.
+ * ------------------------------------------------------------------------ */
+
+static void gpu_kernel_name(const fcase *c, char *out, size_t len)
+{
+    size_t n = (size_t)snprintf(out, len, "fc_");
+    for (const char *q = c->name; *q && n + 1 < len; q++)
+        out[n++] = (char)(((*q >= 'a' && *q <= 'z') || (*q >= '0' && *q <= '9')) ? *q : '_');
+    out[n] = 0;
+}
+
+static uint64_t fnv_bytes(uint64_t h, const void *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ ((const uint8_t *)p)[i]) * 0x100000001b3ull;
+    return h;
+}
+
+/* The inputs a GPU runs: all of an approximate case's (the GPU's own
+ * results are what a bit-exact emulation needs), the first GPU_EXACT_INPUTS
+ * (the edge values, then random ones) of a correctly rounded case. */
+enum { GPU_EXACT_INPUTS = 2048 };
+static size_t gpu_inputs(const fcase *c, uint64_t **a, uint64_t **b, uint64_t **cc)
+{
+    size_t n = make_inputs(c, a, b, cc);
+    return c->approx || n < GPU_EXACT_INPUTS ? n : GPU_EXACT_INPUTS;
+}
+
+/* Cases only sm_100 runs: no GPU of ours to record them on. */
+static bool needs_sm100(const fcase *c)
+{
+    size_t n = strlen(c->name);
+    bool three = n > 2 && !strcmp(c->name + n - 2, ".3");
+    return three || (strstr(c->name, "satfinite") && strstr(c->name, "tf32") && !strstr(c->name, "rna"));
+}
+
+static int emit_gpu(const char *dir)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "mkdir -p '%s/float'", dir);
+    if (system(path) != 0)
+        return 1;
+    snprintf(path, sizeof path, "%s/float/manifest", dir);
+    FILE *man = fopen(path, "w");
+    if (!man)
+        return 1;
+    fprintf(man, "# ptxjit conformance manifest v1 (suite float): kernel ptx inputs n dw w_a w_b w_c w_e hash\n");
+    size_t cap = 8192;
+    char *src = malloc(cap), name[96];
+    int bad = 0;
+    for (size_t i = 0; i < ncases && !bad; i++) {
+        fcase *c = &cases[i];
+        if (needs_sm100(c))
+            continue;
+        gpu_kernel_name(c, name, sizeof name);
+        size_t len = (size_t)snprintf(src, cap, ".version 8.6\n.target sm_90\n.address_size 64\n");
+        len += emit_kernel(src + len, cap - len, c, i);
+        /* conform_gpu's parameters: a, b, c, e, d, n */
+        char *pd = strstr(src, ".param .u64 pd");
+        char *k = strstr(src, ".entry k");
+        if (!pd || !k || len + 32 >= cap)
+            return 1;
+        memmove(pd + 16, pd, strlen(pd) + 1);
+        memcpy(pd, ".param .u64 pe, ", 16);
+        char *paren = strchr(k, '(');
+        char entry[128];
+        snprintf(entry, sizeof entry, ".entry %s", name);
+        memmove(k + strlen(entry), paren, strlen(paren) + 1);
+        memcpy(k, entry, strlen(entry));
+        uint64_t *a, *b, *cc;
+        size_t n = gpu_inputs(c, &a, &b, &cc);
+        unsigned w[3] = {kind_size(c->ka), kind_size(c->kb), kind_size(c->kc)};
+        uint64_t h = fnv_bytes(0xcbf29ce484222325ull, src, strlen(src));
+        snprintf(path, sizeof path, "%s/float/%s.ptx", dir, name);
+        FILE *f = fopen(path, "w");
+        bad |= !f || fputs(src, f) < 0;
+        if (f)
+            bad |= fclose(f) != 0;
+        snprintf(path, sizeof path, "%s/float/%s.in", dir, name);
+        f = fopen(path, "wb");
+        bad |= !f;
+        const uint64_t *arrs[3] = {a, b, cc};
+        for (int o = 0; o < 3 && f; o++)
+            for (size_t j = 0; j < n && w[o]; j++) {
+                uint64_t v = arrs[o][j];
+                bad |= fwrite(&v, w[o], 1, f) != 1; /* little-endian */
+                h = fnv_bytes(h, &v, w[o]);
+            }
+        if (f)
+            bad |= fclose(f) != 0;
+        fprintf(man, "%s %s.ptx %s.in %zu %u %u %u %u 0 %016llx\n", name, name, name, n, kind_size(c->kd), w[0],
+                w[1], w[2], (unsigned long long)h);
+        free(a), free(b), free(cc);
+    }
+    free(src);
+    bad |= fclose(man) != 0;
+    printf("conform float: %zu kernels written to %s/float\n", ncases, dir);
+    return bad;
+}
+
+/* A recorded output: "PJCFOUT1", u64 hash, u32 n, u32 dw, n * dw bytes. */
+static void *read_gpu_output(const char *dir, const char *name, size_t n, unsigned dw)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/float/%s.out", dir, name);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char magic[8];
+    uint64_t hash;
+    uint32_t rn, rdw;
+    void *data = malloc(n * dw);
+    bool ok = data && fread(magic, 1, 8, f) == 8 && !memcmp(magic, "PJCFOUT1", 8) && fread(&hash, 8, 1, f) == 1 &&
+              fread(&rn, 4, 1, f) == 1 && fread(&rdw, 4, 1, f) == 1 && rn == n && rdw == dw &&
+              fread(data, dw, n, f) == n;
+    fclose(f);
+    if (!ok) {
+        free(data);
+        return NULL;
+    }
+    return data;
+}
+
+static int check_gpu(const char *dir)
+{
+    unsigned compared = 0, missing = 0, wrong = 0;
+    for (size_t i = 0; i < ncases; i++) {
+        fcase *c = &cases[i];
+        if (!selected(c) || needs_sm100(c))
+            continue;
+        char name[96];
+        gpu_kernel_name(c, name, sizeof name);
+        uint64_t *a, *b, *cc;
+        size_t n = gpu_inputs(c, &a, &b, &cc);
+        unsigned sd = kind_size(c->kd);
+        void *got = read_gpu_output(dir, name, n, sd);
+        if (!got) {
+            missing++;
+            free(a), free(b), free(cc);
+            continue;
+        }
+        unsigned bad = 0;
+        double worst = 0;
+        for (size_t j = 0; j < n; j++) {
+            uint64_t g = fetch(got, j, sd), want = 0;
+            bool ok;
+            if (c->approx) {
+                double e = 0;
+                ok = c->approx(c, a[j], b[j], g, &e);
+                worst = e > worst ? e : worst;
+            } else {
+                want = c->ref(c, a[j], b[j], cc[j]);
+                ok = exact_ok(c, g, want);
+            }
+            if (!ok && bad++ < 4)
+                printf("  %s: a=%#llx b=%#llx c=%#llx: GPU %#llx, reference %#llx\n", c->name,
+                       (unsigned long long)a[j], (unsigned long long)b[j], (unsigned long long)cc[j],
+                       (unsigned long long)g, (unsigned long long)want);
+        }
+        if (c->approx)
+            printf("  %-34s GPU max error %.3g %s (ISA bound %.3g)\n", c->name, worst, c->unit, c->bound);
+        if (bad)
+            printf("  %s: %u of %zu GPU results differ from the reference\n", c->name, bad, n);
+        wrong += bad != 0;
+        compared++;
+        free(got), free(a), free(b), free(cc);
+    }
+    printf("conform float GPU results: %u cases compared, %u differ, %u missing\n", compared, wrong, missing);
+    return wrong != 0;
+}
+
+int main(int argc, char **argv)
 {
     arith_f32_from = build_arith("f32");
     arith_f64_from = build_arith("f64");
@@ -1741,6 +1932,10 @@ int main(void)
     approx_from = build_approx();
     chain_from = build_chain();
     cases_end = ncases;
+    if (argc == 3 && !strcmp(argv[1], "--emit"))
+        return emit_gpu(argv[2]);
+    if (argc == 3 && !strcmp(argv[1], "--check-gpu"))
+        return check_gpu(argv[2]);
     print_message("%zu instruction forms\n", ncases);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reference_vs_host_fpu),

@@ -296,11 +296,32 @@ static uint64_t ref(const conform_op *op, unsigned k, const uint64_t *x)
 static const uint64_t extra[] = {0x80, 0xff, 0x7f, 0x7fff, 0x8000, 0xff7f, 0x80ff, 0x7f80ff01,
                                  0x8000ff7f, 0xff800080, 0x1f, 0x21, 0xff00, 0x00ff0080};
 
+/* GPU cross-check (scripts/gpu-crosscheck.sh): --emit collects every op
+ * and writes them once; --check-gpu compares recorded outputs. */
+static enum { RUN, EMIT, CHECK_GPU } mode;
+static conform_op emitted[16];
+static size_t nemitted;
+static const char *gpu_dir;
+static int gpu_bad;
+static unsigned gpu_checked, gpu_stale;
+
 static void run_forms(const char *name, const form_set *s)
 {
     conform_op op = {.name = name, .ptx = "%k", .dw = 4, .w = {4, 4, 4}, .ref = ref, .nk = s->n, .kstr = s->names,
                      .edges = {extra, extra, extra}, .nedges = {14, 14, 14}, .nrandom = 200};
     conform_suite suite = {.name = "video", .version = "8.0", .target = "sm_80", .workers = 2};
+    if (mode == EMIT) {
+        if (nemitted == sizeof emitted / sizeof emitted[0])
+            abort();
+        emitted[nemitted++] = op; /* its form_set stays alive (run_op) */
+        return;
+    }
+    if (mode == CHECK_GPU) {
+        unsigned c, st;
+        int r = conform_check_gpu(&suite, &op, 1, gpu_dir, &c, &st);
+        gpu_bad += r < 0 ? 1 : r, gpu_checked += c, gpu_stale += st;
+        return;
+    }
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int bad = conform_run(&suite, &op, 1);
@@ -317,7 +338,8 @@ static void run_op(const char *op, void (*build)(form_set *, const char *))
     assert_non_null(s);
     build(s, op);
     run_forms(op, s);
-    free(s);
+    if (mode != EMIT)
+        free(s);
 }
 
 static void vset_build(form_set *s, const char *op) { (void)op, vset_forms(s); }
@@ -370,8 +392,22 @@ static void test_reference(void **state)
     assert_int_equal(ref(&(conform_op){.kstr = (const char *[]){"vmad.u32.u32.u32.sat %d, %a, %b, -%c;"}}, 0, x6), 0xffffffff);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc == 3 && (!strcmp(argv[1], "--emit") || !strcmp(argv[1], "--check-gpu"))) {
+        mode = !strcmp(argv[1], "--emit") ? EMIT : CHECK_GPU;
+        gpu_dir = argv[2];
+        test_vop(NULL), test_shift(NULL), test_vset(NULL), test_vmad(NULL);
+        if (mode == CHECK_GPU) {
+            printf("GPU results: %u kernels compared, %u missing or stale, %d wrong\n", gpu_checked, gpu_stale,
+                   gpu_bad);
+            return gpu_bad != 0;
+        }
+        char sub[1024];
+        snprintf(sub, sizeof sub, "%s/video", gpu_dir);
+        conform_suite suite = {.name = "video", .version = "8.0", .target = "sm_80", .workers = 2};
+        return conform_emit(&suite, emitted, nemitted, sub) != 0;
+    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reference), cmocka_unit_test(test_vop), cmocka_unit_test(test_shift),
         cmocka_unit_test(test_vset), cmocka_unit_test(test_vmad),
