@@ -15,13 +15,14 @@
 # tests/gpu/results/ afterwards: test_conform_* then compare with it on
 # every run (and say which kernels it confirms).
 # Environment: BUILD (default build), CUDA_HOME (default /usr/local/cuda),
+# SUITES (default: the int, float and video conformance tests),
 # CONFORM_GPU (a prebuilt runner; the tests use this to run the record step
 # through ptxjit's own libcuda.so.1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD:-build}
 cuda=${CUDA_HOME:-/usr/local/cuda}
-suites=(test_conform_int test_conform_float test_conform_video)
+read -r -a suites <<<"${SUITES:-test_conform_int test_conform_float test_conform_video}"
 
 usage() {
     sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'

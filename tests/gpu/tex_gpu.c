@@ -99,9 +99,17 @@ static int run_all(CUfunction fn, result *out, size_t *nout)
     for (int tex = 0; tex < 2; tex++) {
         CUDA_ARRAY_DESCRIPTOR ad = {W, H, tex ? CU_AD_FORMAT_FLOAT : CU_AD_FORMAT_UNSIGNED_INT8, tex ? 1u : 4u};
         CUarray arr;
-        if (failed(cuArrayCreate(&arr, &ad), "cuArrayCreate") ||
-            failed(cuMemcpyHtoA(arr, 0, tex ? (void *)f32 : (void *)rgba, tex ? sizeof f32 : sizeof rgba),
-                   "cuMemcpyHtoA"))
+        CUDA_MEMCPY2D cp;
+        memset(&cp, 0, sizeof cp);
+        cp.srcMemoryType = CU_MEMORYTYPE_HOST;
+        cp.srcHost = tex ? (void *)f32 : (void *)rgba;
+        cp.srcPitch = cp.WidthInBytes = W * 4; /* a 2D array takes 2D copies only */
+        cp.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+        cp.Height = H;
+        if (failed(cuArrayCreate(&arr, &ad), "cuArrayCreate"))
+            return 1;
+        cp.dstArray = arr;
+        if (failed(cuMemcpy2D(&cp), "cuMemcpy2D"))
             return 1;
         for (int addr = 0; addr < 4; addr++)
             for (int filter = 0; filter < 2; filter++)
