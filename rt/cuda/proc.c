@@ -66,8 +66,9 @@ CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cu
         *symbolStatus = p       ? CU_GET_PROC_ADDRESS_SUCCESS
                         : known ? CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT
                                 : CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
-    if (!p)
-        return CUDA_ERROR_NOT_FOUND;
-    *pfn = (void *)p->fn;
+    /* not found is still CUDA_SUCCESS with a NULL function, as the
+     * documentation says and NVIDIA's driver 580 does */
+    if (p)
+        *pfn = (void *)p->fn;
     return CUDA_SUCCESS;
 }
