@@ -317,8 +317,8 @@ CUresult cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice_, 
         return CUDA_ERROR_INVALID_VALUE;
     bool needs_loc = advice_ == CU_MEM_ADVISE_SET_PREFERRED_LOCATION ||
                      advice_ == CU_MEM_ADVISE_SET_ACCESSED_BY;
-    if (needs_loc && !location_ok(location))
-        return CUDA_ERROR_INVALID_DEVICE;
+    if (needs_loc && !location_ok(location)) /* not INVALID_DEVICE: NVIDIA's driver 580 */
+        return CUDA_ERROR_INVALID_VALUE;
     advice v = {advice_, location};
     cu_map_update((uintptr_t)devPtr, count, apply_advice, &v);
     return CUDA_SUCCESS;

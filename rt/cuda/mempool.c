@@ -69,8 +69,12 @@ static CUresult alloc_async(CUdeviceptr *dptr, size_t n, CUmemoryPool pool, CUst
     CUresult r = cu_stream_resolve(h, &c, &s);
     if (r || (r = cu_ctx_sticky(c)))
         return r;
-    if (!dptr || !n)
+    if (!dptr)
         return CUDA_ERROR_INVALID_VALUE;
+    if (!n) { /* nothing, and NULL: what NVIDIA's driver 580 does */
+        *dptr = 0;
+        return CUDA_SUCCESS;
+    }
     if (!pool)
         pool = atomic_load(&current_pool) ? atomic_load(&current_pool) : get_default();
     if (!pool_valid(pool))
