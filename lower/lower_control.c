@@ -47,14 +47,19 @@ static void branch_if(fn *F, LLVMValueRef cond, LLVMBasicBlockRef to)
  * when the lanes split, wait or meet a block that reads it (sync points,
  * calls), whose converged entry writes it and enters as before. */
 
-/* Whether block b's instructions may run with a stale pc vector. */
+/* Whether block b's instructions may run with a stale pc vector.  Warp
+ * collectives may: a converged warp's lanes are all present, and a stale
+ * pc still counts them pending (it is a block number, below PC_RET), so
+ * the arrival check lets them through.  Blocks that may park (CTA
+ * barriers) and calls need the pc exact. */
 static bool plain_block(fn *F, uint32_t b, uint32_t first)
 {
-    if (F->sync_block[b] || F->park_block[b])
+    if (F->park_block[b])
         return false;
     for (uint32_t i = first; i < F->f->nbody && F->block_of_stmt[i] == b; i++) {
         const ptx_stmt *s = &F->f->body[i];
-        if (s->kind == PTX_STMT_INSTR && (s->instr->op == PTX_OP_CALL || is_sync_point(s->instr)))
+        if (s->kind == PTX_STMT_INSTR &&
+            (s->instr->op == PTX_OP_CALL || (is_sync_point(s->instr) && (ptx_op_effects(s->instr->op) & E_SYNC))))
             return false;
     }
     return true;
