@@ -13,7 +13,7 @@
  * are also compared with them; otherwise that test skips saying so.
  *
  * Choices where the ISA leaves the result to the machine (documented in
- * the README): x / 0 is all ones, x % 0 is x, MIN / -1 is MIN and
+ * the README): x / 0 and x % 0 are all ones (as on an H200), MIN / -1 is MIN and
  * MIN % -1 is 0. */
 #include <setjmp.h>
 #include <stdarg.h>
