@@ -244,6 +244,10 @@ LLVMValueRef lower_vmath(fn *F, const char *fname, LLVMValueRef x);
 bool lower_cvt(fn *F, const ptx_instr *in, LLVMValueRef mask);
 /* The sign of (a - s) for a 64-bit integer a and its conversion s */
 void cvt_int64_error(fn *F, LLVMValueRef a, bool sgn, LLVMValueRef s, LLVMValueRef *pos, LLVMValueRef *neg);
+/* v (float -> integer dt) with NaN lanes of f replaced by what NVIDIA GPUs give */
+LLVMValueRef cvt_int_nan(fn *F, LLVMValueRef f, LLVMValueRef v, ptx_type dt, bool from_f64);
+/* An f64 NaN narrowed to a float of `width` bits, `mant` of significand: sign and top payload bits kept, quieted */
+LLVMValueRef cvt_f64_nan_bits(fn *F, LLVMValueRef d, unsigned width, unsigned mant);
 
 /* lower_round.c: directed rounding (.rz .rm .rp) of f32/f64 arithmetic */
 LLVMValueRef round_directed(fn *F, const ptx_instr *in, ptx_type t, LLVMValueRef *x);
