@@ -1,6 +1,6 @@
 /* lower_float.c - f32/f64 arithmetic as NVIDIA GPUs compute it:
  *   add sub mul div fma mad sqrt rcp (correctly rounded; .rz/.rm/.rp in
- *   lower_round.c), abs neg (sign-bit operations that keep NaN payloads),
+ *   lower_round.c), abs neg (sign-bit operations; f32 NaN canonical),
  *   min max (.NaN, .xorsign.abs, three operands; -0 < +0).
  * .ftz flushes f32 subnormal inputs and results to zero of the same sign,
  * .sat clamps to [+0, 1] (NaN and -0 give +0), and an f32 NaN result is
@@ -207,7 +207,9 @@ static void lower_minmax(fn *F, const ptx_instr *in, LLVMValueRef mask)
     fl_write(F, in, r, mask);
 }
 
-/* abs, neg: clear or flip the sign bit (NaN payloads kept). */
+/* abs, neg: clear or flip the sign bit.  An f32 NaN gives the canonical
+ * NaN, as on an H200 (the ISA: an unspecified NaN); f64 NaNs keep their
+ * payload. */
 static void lower_sign(fn *F, const ptx_instr *in, LLVMValueRef mask)
 {
     lw *L = F->L;
@@ -216,7 +218,10 @@ static void lower_sign(fn *F, const ptx_instr *in, LLVMValueRef mask)
     uint64_t sb = 1ull << (LLVMGetIntTypeWidth(it) - 1);
     LLVMValueRef r = in->op == PTX_OP_NEG ? LLVMBuildXor(L->b, bits, vint(x, it, sb), "")
                                           : LLVMBuildAnd(L->b, bits, vint(x, it, sb - 1), "");
-    fl_write(F, in, LLVMBuildBitCast(L->b, r, LLVMTypeOf(x), ""), mask);
+    r = LLVMBuildBitCast(L->b, r, LLVMTypeOf(x), "");
+    if (!nan_bits_unseen(F, &in->opds[0]))
+        r = fl_canon(F, r);
+    fl_write(F, in, r, mask);
 }
 
 static bool is_approx(const ptx_instr *in)

@@ -757,8 +757,10 @@ static uint64_t ref_setp(const fcase *c, uint64_t a, uint64_t b, uint64_t cc)
     return (uint64_t)p | (uint64_t)!p << 1;
 }
 
-/* neg, abs: sign-bit operations that keep NaN payloads; .ftz flushes a
- * subnormal input first.  copysign d, a, b: |b| with a's sign. */
+/* neg, abs: sign-bit operations; .ftz flushes a subnormal input first.
+ * A NaN gives the canonical NaN except in f64 (the ISA: an unspecified
+ * NaN; an H200 canonicalises f32, f16 and bf16 ones).  copysign d, a, b:
+ * |b| with a's sign, payloads kept. */
 enum { U_NEG, U_ABS, U_COPYSIGN };
 static uint64_t ref_bitop(const fcase *c, uint64_t a, uint64_t b, uint64_t cc)
 {
@@ -772,6 +774,8 @@ static uint64_t ref_bitop(const fcase *c, uint64_t a, uint64_t b, uint64_t cc)
         if ((c->flags & F_FTZ) && fr_is_subnormal(f, x))
             x &= sb;
         uint64_t v = c->op == U_NEG ? x ^ sb : c->op == U_ABS ? x & ~sb : (y & ~sb) | (x & sb);
+        if (c->op != U_COPYSIGN && f != FR_F64 && fr_is_nan(f, x))
+            v = fr_canonical_nan(f);
         r |= v << s;
     }
     return r;
@@ -1409,14 +1413,14 @@ static uint64_t ref_chain(const fcase *c, uint64_t a, uint64_t b, uint64_t cc)
         t = f32op(OP_FMA, a, b, cc);
         return f32op(OP_FMA, f32op(OP_FMA, t, a, b), cc, t);
     case CH_SETP: return cmp1(FR_F32, C_LTU, 0, sub, cc);
-    case CH_NEG: return mul ^ 0x80000000u;
+    case CH_NEG: return fr_is_nan(FR_F32, mul) ? mul : mul ^ 0x80000000u; /* NaN: canonical, see ref_bitop */
     case CH_ABS_ARITH: return f32op(OP_SUB, cc, mul & 0x7fffffffu, 0);
     case CH_SHFL_ARITH: return f32op(OP_MUL, add, cc, 0);
     case CH_SHFL_MOV: return add;
     case CH_CVT64: return f64b((double)f32v(add)) >> 32;
     case CH_INT: return sub ^ 0x80000001u;
     case CH_MAX: return f32minmax(false, 0, mul, cc);
-    case CH_MIN_NEG: return f32minmax(true, F_NAN, a, b) ^ 0x80000000u;
+    case CH_MIN_NEG: t = f32minmax(true, F_NAN, a, b); return fr_is_nan(FR_F32, t) ? t : t ^ 0x80000000u;
     case CH_MIN_ARITH: return f32op(OP_ADD, f32minmax(true, F_NAN, a, b), cc, 0);
     case CH_SELP: return pos ? sub : cc;
     case CH_SELP_ARITH: t = pos ? sub : cc; return f32op(OP_MUL, t, t, 0);
