@@ -228,6 +228,8 @@ bool lower_cvt(fn *F, const ptx_instr *in, LLVMValueRef mask)
         r = fl_result(F, in, int_to_float(F, in, a, st, dt));
     } else if (is_f(st) && is_f(dt)) {
         r = fl_result(F, in, float_to_float(F, in, a, st, dt));
+        if (st == PTX_TYPE_F64 && dt == PTX_TYPE_F32 && has(in, PTX_FLAG_BIT(FTZ)))
+            r = fl_ftz_tiny(F, a, rnd, r); /* tininess after rounding, as on an H200 */
         if (st == PTX_TYPE_F64 && dt == PTX_TYPE_F32 && !has(in, PTX_FLAG_BIT(SAT))) {
             LLVMValueRef nan = LLVMBuildBitCast(L->b, cvt_f64_nan_bits(F, a, 32, 23), vec_of(L->f32), "");
             r = LLVMBuildSelect(L->b, LLVMBuildFCmp(L->b, LLVMRealUNO, a, a, ""), nan, r, "");

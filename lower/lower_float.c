@@ -2,7 +2,8 @@
  *   add sub mul div fma mad sqrt rcp (correctly rounded; .rz/.rm/.rp in
  *   lower_round.c), abs neg (sign-bit operations; f32 NaN canonical),
  *   min max (.NaN, .xorsign.abs, three operands; -0 < +0).
- * .ftz flushes f32 subnormal inputs and results to zero of the same sign,
+ * .ftz flushes f32 subnormal inputs and results to zero of the same sign
+ * (mul and div: results tiny after rounding, fl_ftz_tiny),
  * .sat clamps to [+0, 1] (NaN and -0 give +0), and an f32 NaN result is
  * the canonical NaN 0x7fffffff whatever the inputs' payloads (f64 NaN
  * results keep the host's NaN: the ISA does not fix their payload). */
@@ -115,6 +116,35 @@ static uint8_t rounding(const ptx_instr *in) { return in->mod[PTX_CAT_ROUND]; }
 
 static bool is_directed(uint8_t r) { return r == PTX_ROUND_RZ || r == PTX_ROUND_RM || r == PTX_ROUND_RP; }
 
+/* .ftz as an H200 applies it to f32 mul/div and cvt.f32.f64: a result is
+ * flushed when it is tiny after rounding to 24 bits with an unbounded
+ * exponent (IEEE 754's "tininess after rounding"), so a subnormal-range
+ * value that would round up to 2^-126 on the subnormal grid but not at
+ * full precision is flushed.  e is the exact value in f64 (or an f64
+ * quotient, which rounds to f32 as the exact one does); scaled by 2^126 it
+ * is rounded in the instruction's mode and compared with 1. */
+LLVMValueRef fl_ftz_tiny(fn *F, LLVMValueRef e, uint8_t mode, LLVMValueRef r)
+{
+    lw *L = F->L;
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef scaled = LLVMBuildFMul(b, e, vreal(e, 0x1p126), "");
+    LLVMValueRef t = is_directed(mode) ? narrow_directed(F, scaled, mode) : LLVMBuildFPTrunc(b, scaled, vec_of(L->f32), "");
+    LLVMValueRef tiny = LLVMBuildFCmp(b, LLVMRealOLT, intrin1(F, "llvm.fabs", t), vreal(t, 1.0), "");
+    LLVMTypeRef vt = LLVMTypeOf(r);
+    LLVMValueRef zero = call_intrinsic(L, "llvm.copysign", &vt, 1, (LLVMValueRef[]){LLVMConstNull(vt), r}, 2);
+    return LLVMBuildSelect(b, tiny, zero, r, "");
+}
+
+static LLVMValueRef ftz_mul_div(fn *F, const ptx_instr *in, LLVMValueRef *x, LLVMValueRef r)
+{
+    LLVMBuilderRef b = F->L->b;
+    if (!has(in, PTX_FLAG_BIT(FTZ)) || ftype(in) != PTX_TYPE_F32 || (in->op != PTX_OP_MUL && in->op != PTX_OP_DIV))
+        return r;
+    LLVMValueRef a = LLVMBuildFPExt(b, x[0], vec_of(F->L->f64), ""), c = LLVMBuildFPExt(b, x[1], vec_of(F->L->f64), "");
+    LLVMValueRef e = in->op == PTX_OP_MUL ? LLVMBuildFMul(b, a, c, "") : LLVMBuildFDiv(b, a, c, "");
+    return fl_ftz_tiny(F, e, rounding(in), r);
+}
+
 /* IEEE operations: add sub mul div fma mad sqrt rcp, round to nearest or
  * directed. */
 static void lower_ieee(fn *F, const ptx_instr *in, LLVMValueRef mask)
@@ -143,7 +173,7 @@ static void lower_ieee(fn *F, const ptx_instr *in, LLVMValueRef mask)
         }
         }
     }
-    fl_write(F, in, fl_result(F, in, r), mask);
+    fl_write(F, in, fl_result(F, in, ftz_mul_div(F, in, x, r)), mask);
 }
 
 /* One min/max step: IEEE minimum/maximum (-0 < +0, NaN in -> NaN out);

@@ -204,10 +204,19 @@ static void lower_half_arith(fn *F, const ptx_instr *in, ptx_type t, LLVMValueRe
         LLVMValueRef neg = LLVMBuildFCmp(b, LLVMRealOLE, v, LLVMConstNull(LLVMTypeOf(v)), "");
         v = LLVMBuildSelect(b, neg, LLVMConstNull(LLVMTypeOf(v)), v, "");
     }
-    LLVMValueRef h = half_narrow(F, v, t);
-    if (has(in, PTX_FLAG_BIT(FTZ)))
-        h = ftz_bits(F, h);
-    write_halves(F, in, h, t, mask);
+    /* .ftz on an H200: flushed when tiny after rounding to 11 bits with an
+     * unbounded exponent (v is exact or rounded to odd, so v scaled by 2^14
+     * rounds as the exact result would) */
+    if (has(in, PTX_FLAG_BIT(FTZ))) {
+        LLVMTypeRef vt = LLVMTypeOf(v);
+        unsigned n = LLVMGetVectorSize(vt);
+        LLVMValueRef scaled = half_narrow(F, LLVMBuildFMul(b, v, f32n(F, 0x1p14, n), ""), t);
+        LLVMValueRef tiny = LLVMBuildICmp(b, LLVMIntULT, LLVMBuildAnd(b, scaled, half_splat(LLVMConstInt(L->i16, 0x7fff, false), n), ""),
+                                          half_splat(LLVMConstInt(L->i16, 0x3c00, false), n), "");
+        LLVMValueRef z = call_intrinsic(L, "llvm.copysign", &vt, 1, (LLVMValueRef[]){LLVMConstNull(vt), v}, 2);
+        v = LLVMBuildSelect(b, tiny, z, v, "");
+    }
+    write_halves(F, in, half_narrow(F, v, t), t, mask);
 }
 
 /* neg, abs: the sign bit of each half; a NaN half gives the canonical NaN

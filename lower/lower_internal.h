@@ -229,6 +229,8 @@ LLVMValueRef lower_bool_combine(fn *F, const ptx_instr *in, LLVMValueRef r, LLVM
 bool lower_float(fn *F, const ptx_instr *in, LLVMValueRef mask);
 LLVMValueRef fl_is_nan(fn *F, LLVMValueRef v);
 LLVMValueRef fl_canon(fn *F, LLVMValueRef v);   /* f32 NaN -> 0x7fffffff */
+/* r (f32) flushed under .ftz where e (f64) is tiny after rounding in mode to 24 bits */
+LLVMValueRef fl_ftz_tiny(fn *F, LLVMValueRef e, uint8_t mode, LLVMValueRef r);
 LLVMValueRef fl_ftz(fn *F, LLVMValueRef v);     /* f32 subnormal -> signed zero */
 LLVMValueRef fl_sat(fn *F, LLVMValueRef v);     /* clamp to [+0, 1], NaN -> +0 */
 LLVMValueRef fl_result(fn *F, const ptx_instr *in, LLVMValueRef v); /* .ftz, NaN, .sat */

@@ -539,6 +539,9 @@ enum { OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_FMA, OP_SQRT, OP_RCP, OP_CVT, OP_RINT,
 
 static const char *mode_name[] = {"rn", "rz", "rm", "rp", "rna"};
 
+static int fmt_emin(fr_fmt f) { return f == FR_F16 ? -14 : f == FR_F64 ? -1022 : -126; }
+static int fmt_p(fr_fmt f) { return f == FR_F16 ? 11 : f == FR_BF16 ? 8 : f == FR_F64 ? 53 : 24; }
+
 /* A float operand as an exact value, flushed to zero under .ftz (f32). */
 static fr_val fval(fr_fmt f, uint64_t bits, int flags)
 {
@@ -573,6 +576,34 @@ static uint64_t post(fr_fmt f, uint64_t r, int flags)
     return r;
 }
 
+/* Whether an exact finite value is below the format's smallest normal. */
+static bool below_normal(fr_fmt f, fr_val v)
+{
+    if (v.cls != 1)
+        return false;
+    int top = v.e;
+    for (unsigned __int128 m = v.m >> 1; m; m >>= 1)
+        top++;
+    return top < fmt_emin(f);
+}
+
+/* .ftz on an H200 flushes a result that is tiny after rounding (IEEE 754:
+ * rounded to the format's precision with an unbounded exponent, below the
+ * smallest normal), so a value that rounds up to the smallest normal only
+ * on the subnormal grid is flushed: seen for f32 mul and div, f16
+ * arithmetic and cvt.ftz.f32.f64 (f32 add and sub results below it are
+ * exact; for f32 fma, sqrt and rcp no recording tells, and the rounded
+ * result is what is flushed). */
+static bool ftz_flushes(fr_fmt f, int op, int flags, fr_val v, fr_mode mode)
+{
+    if (!(flags & F_FTZ) || !(f == FR_F16 || op == OP_MUL || op == OP_DIV || op == OP_CVT) || !below_normal(f, v))
+        return false;
+    fr_val w = v;
+    w.e -= fmt_emin(f); /* the smallest normal scaled to 1 */
+    uint64_t r = fr_round(f, w, mode) & ~(1ull << (fr_width(f) - 1));
+    return r != one_bits(f);
+}
+
 static uint64_t arith1(fr_fmt f, int op, fr_mode mode, int flags, uint64_t a, uint64_t b, uint64_t c)
 {
     fr_val x = fval(f, a, flags), y = fval(f, b, flags), z = fval(f, c, flags), v;
@@ -585,6 +616,8 @@ static uint64_t arith1(fr_fmt f, int op, fr_mode mode, int flags, uint64_t a, ui
     case OP_SQRT: v = fr_sqrt(x); break;
     default: v = fr_div(fr_from_int(1, false), x); break; /* rcp */
     }
+    if (ftz_flushes(f, op, flags, v, mode))
+        return post(f, (uint64_t)v.sign << (fr_width(f) - 1), flags);
     return post(f, fr_round(f, v, mode), flags);
 }
 
@@ -598,8 +631,6 @@ static uint64_t ref_arith(const fcase *c, uint64_t a, uint64_t b, uint64_t cc)
     return arith1(c->fmt, c->op, c->mode, c->flags, a, b, cc);
 }
 
-static int fmt_emin(fr_fmt f) { return f == FR_F16 ? -14 : f == FR_F64 ? -1022 : -126; }
-static int fmt_p(fr_fmt f) { return f == FR_F16 ? 11 : f == FR_BF16 ? 8 : f == FR_F64 ? 53 : 24; }
 static bool kind_signed(char k) { return strchr("ilsc", k) != NULL; }
 static unsigned kind_bits(char k) { return (k == 'c' || k == 'C') ? 8 : kind_size(k) * 8; }
 static bool kind_float(char k) { return strchr("hbfdtHBqQ", k) != NULL; }
@@ -659,6 +690,8 @@ static uint64_t ref_cvt(const fcase *c, uint64_t a, uint64_t b, uint64_t cc)
     }
     if (c->op == OP_RINT)
         v = fr_rint(v, c->mode);
+    if (sf == FR_F64 && ftz_flushes(df, OP_CVT, dflags, v, c->mode))
+        return post(df, (uint64_t)v.sign << (fr_width(df) - 1), dflags);
     return post(df, fr_round(df, v, c->mode), dflags);
 }
 
