@@ -142,7 +142,9 @@ static LLVMValueRef float_to_float(fn *F, const ptx_instr *in, LLVMValueRef a, p
 /* tf32: f32 layout with the low 13 significand bits zero.  .rna rounds
  * half away from zero (add half a unit to the magnitude), .rn half to
  * even, .rz truncates; .satfinite turns infinities into the largest
- * finite tf32; NaN stays the canonical NaN. */
+ * finite tf32.  NaN, as on an H200: .rn/.rz give 0x7fffe000; .rna
+ * truncates the payload (0x7f800001 becomes infinity), and .rna.satfinite
+ * then takes one unit off any all-ones exponent (NaNs too). */
 static LLVMValueRef to_tf32(fn *F, const ptx_instr *in, LLVMValueRef a)
 {
     lw *L = F->L;
@@ -157,23 +159,27 @@ static LLVMValueRef to_tf32(fn *F, const ptx_instr *in, LLVMValueRef a)
                            LLVMBuildAnd(b, LLVMBuildLShr(b, bits, splat(L, const_i32(L, 13)), ""), splat(L, const_i32(L, 1)), ""), "");
     else
         add = splat(L, const_i32(L, 0x1000));
-    LLVMValueRef rb = LLVMBuildAnd(b, LLVMBuildAdd(b, bits, add, ""), splat(L, const_i32(L, 0xffffe000u)), "");
+    LLVMValueRef low_cleared = splat(L, const_i32(L, 0xffffe000u));
+    LLVMValueRef rb = LLVMBuildAnd(b, LLVMBuildAdd(b, bits, add, ""), low_cleared, "");
     LLVMValueRef mag = LLVMBuildAnd(b, bits, splat(L, const_i32(L, 0x7fffffff)), "");
     LLVMValueRef inf_or_nan = LLVMBuildICmp(b, LLVMIntUGE, mag, splat(L, const_i32(L, 0x7f800000)), "");
-    rb = LLVMBuildSelect(b, inf_or_nan, bits, rb, "");
-    LLVMValueRef v = LLVMBuildBitCast(b, rb, vec_of(L->f32), "");
+    LLVMValueRef is_nan = LLVMBuildICmp(b, LLVMIntUGT, mag, splat(L, const_i32(L, 0x7f800000)), "");
+    rb = LLVMBuildSelect(b, inf_or_nan, LLVMBuildAnd(b, bits, low_cleared, ""), rb, "");
+    if (r != PTX_ROUND_RNA)
+        rb = LLVMBuildSelect(b, is_nan, splat(L, const_i32(L, 0x7fffe000)), rb, "");
     if (has(in, PTX_FLAG_BIT(SATFINITE))) {
-        LLVMValueRef isinf = LLVMBuildFCmp(b, LLVMRealOEQ, call_intrinsic(L, "llvm.fabs", &(LLVMTypeRef){vec_of(L->f32)}, 1, &v, 1),
-                                           splat(L, LLVMConstReal(L->f32, INFINITY)), "");
-        LLVMValueRef maxv = LLVMBuildBitCast(b, splat(L, const_i32(L, 0x7f7fe000)), vec_of(L->f32), "");
-        LLVMValueRef sgnd = call_intrinsic(L, "llvm.copysign", &(LLVMTypeRef){vec_of(L->f32)}, 1, (LLVMValueRef[]){maxv, v}, 2);
-        v = LLVMBuildSelect(b, isinf, sgnd, v, "");
+        LLVMValueRef expo = splat(L, const_i32(L, 0x7f800000));
+        LLVMValueRef top = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, rb, expo, ""), expo, "");
+        if (r != PTX_ROUND_RNA) /* infinities only */
+            top = LLVMBuildAnd(b, top, LLVMBuildNot(b, is_nan, ""), "");
+        rb = LLVMBuildSelect(b, top, LLVMBuildSub(b, rb, splat(L, const_i32(L, 0x2000)), ""), rb, "");
     }
+    LLVMValueRef v = LLVMBuildBitCast(b, rb, vec_of(L->f32), "");
     if (has(in, PTX_FLAG_BIT(RELU))) {
         LLVMValueRef lt0 = LLVMBuildFCmp(b, LLVMRealOLE, v, LLVMConstNull(vec_of(L->f32)), ""); /* -0 too */
         v = LLVMBuildSelect(b, lt0, LLVMConstNull(vec_of(L->f32)), v, "");
     }
-    return fl_canon(F, v);
+    return v;
 }
 
 /* Integer rounding (.rni...) for float -> int and float -> the same

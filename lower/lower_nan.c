@@ -84,13 +84,15 @@ static bool blind_arith(const ptx_instr *in)
 }
 
 /* cvt from f32 to an integer (NaN -> a constant), to f32 (rounded, canonical) or
- * to tf32 (canonical); not to f64, which keeps the payload. */
+ * to tf32 with .rn/.rz (a constant NaN); not to f64, which keeps the
+ * payload, nor .rna tf32, which truncates it. */
 static bool blind_cvt(const ptx_instr *in)
 {
     ptx_type dt = type_at(in, 0);
     char c = ptx_type_class(dt);
+    bool tf32 = dt == PTX_TYPE_TF32 && in->mod[PTX_CAT_ROUND] != PTX_ROUND_RNA;
     return in->op == PTX_OP_CVT && in->nopds == 2 && type_at(in, 1) == PTX_TYPE_F32 &&
-           (c == 'S' || c == 'U' || dt == PTX_TYPE_F32 || dt == PTX_TYPE_TF32);
+           (c == 'S' || c == 'U' || dt == PTX_TYPE_F32 || tf32);
 }
 
 static bool is_bits32(ptx_type t) { return t != PTX_TYPE_NONE && ptx_type_size(t) == 4 && t != PTX_TYPE_PRED; }

@@ -850,7 +850,7 @@ static uint64_t ref_testp(const fcase *c, uint64_t a, uint64_t b, uint64_t cc)
     case T_INFINITE: return v.cls == 2;
     case T_NUMBER: return v.cls != 3;
     case T_NOTANUMBER: return v.cls == 3;
-    case T_NORMAL: return v.cls == 1 && !sub;
+    case T_NORMAL: return v.cls <= 1 && !sub; /* +-0 too: an H200 says so */
     default: return sub;
     }
 }
@@ -1347,6 +1347,19 @@ static uint64_t pack_elem(fr_fmt df, fr_val v, int mode, int flags)
     return post(df, fr_round(df, v, (fr_mode)mode), flags);
 }
 
+/* cvt.tf32.f32 of the f32 bits a.  NaN as on an H200: .rn/.rz give
+ * 0x7fffe000; .rna truncates the payload (0x7f800001 becomes infinity),
+ * and .satfinite then takes a unit off an all-ones exponent. */
+static uint64_t tf32_elem(uint64_t a, int mode, int flags)
+{
+    if (!fr_is_nan(FR_F32, a))
+        return pack_elem(FR_TF32, fr_decode(FR_F32, a), mode, flags);
+    if (mode != FR_RNA)
+        return 0x7fffe000;
+    uint64_t r = a & 0xffffe000u;
+    return (flags & F_SATFINITE) && (r & 0x7f800000) == 0x7f800000 ? r - 0x2000 : r;
+}
+
 /* cvt.{f16x2,bf16x2,e4m3x2,e5m2x2}.f32 d, a, b (a to the upper part);
  * .e4m3x2.f16x2 and .f16x2.{e4m3x2,e5m2x2} d, a (low part from low). */
 static uint64_t ref_pack(const fcase *c, uint64_t a, uint64_t b, uint64_t cc)
@@ -1358,7 +1371,7 @@ static uint64_t ref_pack(const fcase *c, uint64_t a, uint64_t b, uint64_t cc)
         return pack_elem(df, fr_decode(sf, a), c->mode, c->flags) << dw |
                pack_elem(df, fr_decode(sf, b), c->mode, c->flags);
     if (df == FR_TF32)
-        return pack_elem(df, fr_decode(sf, a), c->mode, c->flags);
+        return tf32_elem(a, c->mode, c->flags);
     unsigned sw = fr_width(sf);
     uint64_t r = 0;
     for (int i = 0; i < 2; i++) {
@@ -1720,7 +1733,7 @@ static void fx_pack_asm(ptxjit_ctx *ctx, ptxjit_module *m, const char *file)
     for (size_t i = 0; i < FX_N; i++) {
         uint64_t xy[2] = {a[i], b[i]};
         uint64_t want[6] = {minmax1(FR_F32, true, F_XORSIGN, 2, xy), minmax1(FR_F32, false, F_NAN, 2, xy),
-                            pack_elem(FR_TF32, fr_decode(FR_F32, a[i]), FR_RNA, 0),
+                            tf32_elem(a[i], FR_RNA, 0),
                             arith1(FR_F32, OP_ADD, FR_RM, F_FTZ | F_SAT, a[i], b[i], 0),
                             arith1(FR_F32, OP_SQRT, FR_RP, F_FTZ, a[i] & 0x7fffffffu, 0, 0),
                             arith1(FR_F32, OP_RCP, FR_RZ, F_FTZ, b[i], 0, 0)};
