@@ -181,7 +181,7 @@ static LLVMValueRef sincos_argument(fn *F, LLVMValueRef x)
 /* rcp.approx.ftz.f64, rsqrt.approx.ftz.f64: the ISA's gross approximation,
  * from the operand's high 32 bits only, with the result's low 32 bits
  * zero.  Computed from the high word in f64 and truncated: an H200's bits
- * for about 95% of inputs, and within a unit of the 20th significand bit
+ * for 93-95% of inputs, and within a unit of the 20th significand bit
  * for all.  A NaN gives 0x7fffffff00000000, as there. */
 static LLVMValueRef gross_f64(fn *F, LLVMValueRef x, bool rsqrt)
 {
