@@ -598,13 +598,14 @@ static bool below_normal(fr_fmt f, fr_val v)
 /* .ftz on an H200 flushes a result that is tiny after rounding (IEEE 754:
  * rounded to the format's precision with an unbounded exponent, below the
  * smallest normal), so a value that rounds up to the smallest normal only
- * on the subnormal grid is flushed: seen for f32 mul and div, f16
- * arithmetic and cvt.ftz.f32.f64 (f32 add and sub results below it are
- * exact; for f32 fma, sqrt and rcp no recording tells, and the rounded
- * result is what is flushed). */
+ * on the subnormal grid is flushed: recorded for f32 mul and div (whose
+ * last step is an fma on the GPU), f16 mul and fma, and cvt.ftz.f32.f64;
+ * taken to hold for f32 fma and rcp too (add and sub results below the
+ * smallest normal are exact, sqrt has none). */
 static bool ftz_flushes(fr_fmt f, int op, int flags, fr_val v, fr_mode mode)
 {
-    if (!(flags & F_FTZ) || !(f == FR_F16 || op == OP_MUL || op == OP_DIV || op == OP_CVT) || !below_normal(f, v))
+    (void)op;
+    if (!(flags & F_FTZ) || !below_normal(f, v))
         return false;
     fr_val w = v;
     w.e -= fmt_emin(f); /* the smallest normal scaled to 1 */
@@ -1588,6 +1589,35 @@ static size_t build_chain(void)
 }
 
 /* ------------------------------------------------------------------------
+ * .ftz tininess: inputs whose results are tiny after rounding with an
+ * unbounded exponent but round up to the smallest normal on the subnormal
+ * grid (ftz_flushes), for the forms whose recorded inputs have none.  Cases
+ * of their own (not recorded yet), so the recorded ones keep their inputs.
+ * ------------------------------------------------------------------------ */
+
+static size_t build_ftz_tininess(void)
+{
+    /* -(1 - 2^-24) * 2^-126 (1 + 2^-23) + 2^-125 = 2^-126 - 2^-150 + 2^-173;
+     * 2^-126 * -2^-126 + 2^-126 (.rz: only the f64 sum rounded to odd sees
+     * it below 2^-126); 1 / (2^126 (1 + 2^-23)) (.rp) */
+    static const uint64_t fma_rn[][3] = {{0xbf7fffff, 0x00800001, 0x01000000}, {0x3f7fffff, 0x80800001, 0x81000000}};
+    static const uint64_t fma_rz[][3] = {{0x00800000, 0x80800000, 0x00800000}, {0x80800000, 0x80800000, 0x80800000}};
+    static const uint64_t rcp_rp[][3] = {{0x7e800001, 0, 0}, {0x7e800003, 0, 0}};
+    size_t first = ncases;
+    struct { const char *name, *ptx; int op, mode; const uint64_t (*extra)[3]; } t[] = {
+        {"fma.rn.ftz.f32.tininess", "fma.rn.ftz.f32 %d, %a, %b, %c;", OP_FMA, FR_RN, fma_rn},
+        {"fma.rz.ftz.f32.tininess", "fma.rz.ftz.f32 %d, %a, %b, %c;", OP_FMA, FR_RZ, fma_rz},
+        {"rcp.rp.ftz.f32.tininess", "rcp.rp.ftz.f32 %d, %a;", OP_RCP, FR_RP, rcp_rp},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        fcase *c = add_case(t[i].name, t[i].op == OP_RCP ? "ff" : "ffff", t[i].ptx);
+        c->ref = ref_arith, c->op = t[i].op, c->mode = t[i].mode, c->flags = F_FTZ, c->fmt = FR_F32;
+        c->extra = t[i].extra, c->nextra = 2;
+    }
+    return first;
+}
+
+/* ------------------------------------------------------------------------
  * Self-check of the reference against the host FPU in each rounding mode.
  * ------------------------------------------------------------------------ */
 
@@ -1856,7 +1886,7 @@ static void test_unsupported_forms(void **state)
  * ------------------------------------------------------------------------ */
 
 static size_t arith_f32_from, arith_f64_from, cvt_int_from, cvt_float_from, pack_from, misc_from, half_from, approx_from,
-    chain_from, cases_end;
+    chain_from, tininess_from, cases_end;
 
 static void test_arith_f32(void **state) { (void)state; run_cases(arith_f32_from, arith_f64_from); }
 static void test_arith_f64(void **state) { (void)state; run_cases(arith_f64_from, cvt_int_from); }
@@ -1866,7 +1896,8 @@ static void test_cvt_pack(void **state) { (void)state; run_cases(pack_from, misc
 static void test_misc(void **state) { (void)state; run_cases(misc_from, half_from); }
 static void test_half(void **state) { (void)state; run_cases(half_from, approx_from); }
 static void test_approx(void **state) { (void)state; run_cases(approx_from, chain_from); }
-static void test_nan_chains(void **state) { (void)state; run_cases(chain_from, cases_end); }
+static void test_nan_chains(void **state) { (void)state; run_cases(chain_from, tininess_from); }
+static void test_ftz_tininess(void **state) { (void)state; run_cases(tininess_from, cases_end); }
 
 /* ------------------------------------------------------------------------
  * GPU cross-check: --emit writes each case as a kernel, its inputs and a
@@ -2104,6 +2135,7 @@ int main(int argc, char **argv)
     half_from = build_half();
     approx_from = build_approx();
     chain_from = build_chain();
+    tininess_from = build_ftz_tininess();
     cases_end = ncases;
     if (argc == 3 && !strcmp(argv[1], "--emit"))
         return emit_gpu(argv[2]);
@@ -2121,6 +2153,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_half),
         cmocka_unit_test(test_approx),
         cmocka_unit_test(test_nan_chains),
+        cmocka_unit_test(test_ftz_tininess),
         cmocka_unit_test(test_nvcc_fixtures),
         cmocka_unit_test(test_unsupported_forms),
         cmocka_unit_test(test_gpu_results),
