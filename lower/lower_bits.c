@@ -310,7 +310,8 @@ static LLVMValueRef bfind(fn *F, const ptx_instr *in, ptx_type t)
     return LLVMBuildSelect(b, none, vconst(F, L->i32, UINT32_MAX), pos, "");
 }
 
-/* testp classes as llvm.is.fpclass masks. */
+/* testp classes as llvm.is.fpclass masks; .normal counts +-0 as normal,
+ * as an H200 does (the ISA says only "normal"). */
 static LLVMValueRef testp(fn *F, const ptx_instr *in, ptx_type t)
 {
     lw *L = F->L;
@@ -320,7 +321,7 @@ static LLVMValueRef testp(fn *F, const ptx_instr *in, ptx_type t)
     case PTX_MODE_INFINITE: cls = 0x204; break;
     case PTX_MODE_NUMBER: cls = 0x3FC; break;
     case PTX_MODE_NOTANUMBER: cls = 0x003; break;
-    case PTX_MODE_NORMAL: cls = 0x108; break;
+    case PTX_MODE_NORMAL: cls = 0x168; break; /* zeros too, as on an H200 */
     default: cls = 0x090; break; /* subnormal */
     }
     LLVMValueRef a = read_opd(F, &in->opds[1], t, false);

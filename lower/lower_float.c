@@ -1,8 +1,9 @@
 /* lower_float.c - f32/f64 arithmetic as NVIDIA GPUs compute it:
  *   add sub mul div fma mad sqrt rcp (correctly rounded; .rz/.rm/.rp in
- *   lower_round.c), abs neg (sign-bit operations that keep NaN payloads),
+ *   lower_round.c), abs neg (sign-bit operations; f32 NaN canonical),
  *   min max (.NaN, .xorsign.abs, three operands; -0 < +0).
- * .ftz flushes f32 subnormal inputs and results to zero of the same sign,
+ * .ftz flushes f32 subnormal inputs and results to zero of the same sign
+ * (results tiny after rounding with an unbounded exponent, fl_ftz_tiny),
  * .sat clamps to [+0, 1] (NaN and -0 give +0), and an f32 NaN result is
  * the canonical NaN 0x7fffffff whatever the inputs' payloads (f64 NaN
  * results keep the host's NaN: the ISA does not fix their payload). */
@@ -115,6 +116,69 @@ static uint8_t rounding(const ptx_instr *in) { return in->mod[PTX_CAT_ROUND]; }
 
 static bool is_directed(uint8_t r) { return r == PTX_ROUND_RZ || r == PTX_ROUND_RM || r == PTX_ROUND_RP; }
 
+/* .ftz as an H200 applies it (f32 mul, div, fma; cvt.f32.f64; f16 in
+ * lower_half.c): a result is flushed when it is tiny after rounding to 24
+ * bits with an unbounded exponent (IEEE 754's "tininess after rounding"),
+ * so a value that rounds up to 2^-126 only on the subnormal grid is
+ * flushed.  e is the exact value in f64, or one that rounds to f32 as the
+ * exact one does (an f64 quotient; a sum rounded to odd); scaled by 2^126
+ * it is rounded in the instruction's mode and compared with 1. */
+LLVMValueRef fl_ftz_tiny(fn *F, LLVMValueRef e, uint8_t mode, LLVMValueRef r)
+{
+    lw *L = F->L;
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef scaled = LLVMBuildFMul(b, e, vreal(e, 0x1p126), "");
+    LLVMValueRef t = is_directed(mode) ? narrow_directed(F, scaled, mode) : LLVMBuildFPTrunc(b, scaled, vec_of(L->f32), "");
+    LLVMValueRef tiny = LLVMBuildFCmp(b, LLVMRealOLT, intrin1(F, "llvm.fabs", t), vreal(t, 1.0), "");
+    LLVMTypeRef vt = LLVMTypeOf(r);
+    LLVMValueRef zero = call_intrinsic(L, "llvm.copysign", &vt, 1, (LLVMValueRef[]){LLVMConstNull(vt), r}, 2);
+    return LLVMBuildSelect(b, tiny, zero, r, "");
+}
+
+/* a*b + c for f32 a b c in f64, rounded to odd: the product is exact, the
+ * sum's error comes from TwoSum, and an inexact sum with an even last bit
+ * steps one f64 ulp toward the error.  53 bits rounded to odd round to 24
+ * bits in any mode as the exact value does. */
+static LLVMValueRef fma_f64_odd(fn *F, LLVMValueRef a, LLVMValueRef c, LLVMValueRef d)
+{
+    lw *L = F->L;
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef p = LLVMBuildFMul(b, a, c, "");
+    LLVMValueRef s = LLVMBuildFAdd(b, p, d, "");
+    LLVMValueRef bb = LLVMBuildFSub(b, s, p, "");
+    LLVMValueRef err = LLVMBuildFAdd(b, LLVMBuildFSub(b, p, LLVMBuildFSub(b, s, bb, ""), ""), LLVMBuildFSub(b, d, bb, ""), "");
+    LLVMTypeRef it = vec_of(L->i64);
+    LLVMValueRef bits = LLVMBuildBitCast(b, s, it, "");
+    LLVMValueRef even = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, bits, splat(L, const_i64(L, 1)), ""), LLVMConstNull(it), "");
+    LLVMValueRef zero = LLVMConstNull(LLVMTypeOf(s));
+    LLVMValueRef inexact = LLVMBuildFCmp(b, LLVMRealONE, err, zero, "");
+    LLVMValueRef away = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildFCmp(b, LLVMRealOGT, err, zero, ""),
+                                      LLVMBuildFCmp(b, LLVMRealOGT, s, zero, ""), ""); /* error has s's sign: grow |s| */
+    LLVMValueRef stepped = LLVMBuildSelect(b, away, LLVMBuildAdd(b, bits, splat(L, const_i64(L, 1)), ""),
+                                           LLVMBuildSub(b, bits, splat(L, const_i64(L, 1)), ""), "");
+    bits = LLVMBuildSelect(b, LLVMBuildAnd(b, even, inexact, ""), stepped, bits, "");
+    return LLVMBuildBitCast(b, bits, LLVMTypeOf(s), "");
+}
+
+static LLVMValueRef ftz_after_rounding(fn *F, const ptx_instr *in, LLVMValueRef *x, LLVMValueRef r)
+{
+    LLVMBuilderRef b = F->L->b;
+    LLVMTypeRef dt = vec_of(F->L->f64);
+    if (!has(in, PTX_FLAG_BIT(FTZ)) || ftype(in) != PTX_TYPE_F32)
+        return r;
+    LLVMValueRef a = LLVMBuildFPExt(b, x[0], dt, ""), e;
+    switch (in->op) {
+    case PTX_OP_MUL: e = LLVMBuildFMul(b, a, LLVMBuildFPExt(b, x[1], dt, ""), ""); break;
+    case PTX_OP_DIV: e = LLVMBuildFDiv(b, a, LLVMBuildFPExt(b, x[1], dt, ""), ""); break;
+    case PTX_OP_RCP: e = LLVMBuildFDiv(b, vreal(a, 1.0), a, ""); break;
+    case PTX_OP_FMA: case PTX_OP_MAD:
+        e = fma_f64_odd(F, a, LLVMBuildFPExt(b, x[1], dt, ""), LLVMBuildFPExt(b, x[2], dt, ""));
+        break;
+    default: return r; /* add, sub: results below 2^-126 are exact; sqrt: none */
+    }
+    return fl_ftz_tiny(F, e, rounding(in), r);
+}
+
 /* IEEE operations: add sub mul div fma mad sqrt rcp, round to nearest or
  * directed. */
 static void lower_ieee(fn *F, const ptx_instr *in, LLVMValueRef mask)
@@ -143,7 +207,7 @@ static void lower_ieee(fn *F, const ptx_instr *in, LLVMValueRef mask)
         }
         }
     }
-    fl_write(F, in, fl_result(F, in, r), mask);
+    fl_write(F, in, fl_result(F, in, ftz_after_rounding(F, in, x, r)), mask);
 }
 
 /* One min/max step: IEEE minimum/maximum (-0 < +0, NaN in -> NaN out);
@@ -207,7 +271,9 @@ static void lower_minmax(fn *F, const ptx_instr *in, LLVMValueRef mask)
     fl_write(F, in, r, mask);
 }
 
-/* abs, neg: clear or flip the sign bit (NaN payloads kept). */
+/* abs, neg: clear or flip the sign bit.  An f32 NaN gives the canonical
+ * NaN, as on an H200 (the ISA: an unspecified NaN); f64 NaNs keep their
+ * payload. */
 static void lower_sign(fn *F, const ptx_instr *in, LLVMValueRef mask)
 {
     lw *L = F->L;
@@ -216,7 +282,10 @@ static void lower_sign(fn *F, const ptx_instr *in, LLVMValueRef mask)
     uint64_t sb = 1ull << (LLVMGetIntTypeWidth(it) - 1);
     LLVMValueRef r = in->op == PTX_OP_NEG ? LLVMBuildXor(L->b, bits, vint(x, it, sb), "")
                                           : LLVMBuildAnd(L->b, bits, vint(x, it, sb - 1), "");
-    fl_write(F, in, LLVMBuildBitCast(L->b, r, LLVMTypeOf(x), ""), mask);
+    r = LLVMBuildBitCast(L->b, r, LLVMTypeOf(x), "");
+    if (!nan_bits_unseen(F, &in->opds[0]))
+        r = fl_canon(F, r);
+    fl_write(F, in, r, mask);
 }
 
 static bool is_approx(const ptx_instr *in)

@@ -204,23 +204,37 @@ static void lower_half_arith(fn *F, const ptx_instr *in, ptx_type t, LLVMValueRe
         LLVMValueRef neg = LLVMBuildFCmp(b, LLVMRealOLE, v, LLVMConstNull(LLVMTypeOf(v)), "");
         v = LLVMBuildSelect(b, neg, LLVMConstNull(LLVMTypeOf(v)), v, "");
     }
-    LLVMValueRef h = half_narrow(F, v, t);
-    if (has(in, PTX_FLAG_BIT(FTZ)))
-        h = ftz_bits(F, h);
-    write_halves(F, in, h, t, mask);
+    /* .ftz on an H200: flushed when tiny after rounding to 11 bits with an
+     * unbounded exponent (v is exact or rounded to odd, so v scaled by 2^14
+     * rounds as the exact result would) */
+    if (has(in, PTX_FLAG_BIT(FTZ))) {
+        LLVMTypeRef vt = LLVMTypeOf(v);
+        unsigned n = LLVMGetVectorSize(vt);
+        LLVMValueRef scaled = half_narrow(F, LLVMBuildFMul(b, v, f32n(F, 0x1p14, n), ""), t);
+        LLVMValueRef tiny = LLVMBuildICmp(b, LLVMIntULT, LLVMBuildAnd(b, scaled, half_splat(LLVMConstInt(L->i16, 0x7fff, false), n), ""),
+                                          half_splat(LLVMConstInt(L->i16, 0x3c00, false), n), "");
+        LLVMValueRef z = call_intrinsic(L, "llvm.copysign", &vt, 1, (LLVMValueRef[]){LLVMConstNull(vt), v}, 2);
+        v = LLVMBuildSelect(b, tiny, z, v, "");
+    }
+    write_halves(F, in, half_narrow(F, v, t), t, mask);
 }
 
-/* neg, abs: the sign bit of each half (NaN payloads kept). */
+/* neg, abs: the sign bit of each half; a NaN half gives the canonical NaN
+ * 0x7fff, as on an H200 (the ISA: an unspecified NaN). */
 static void lower_half_sign(fn *F, const ptx_instr *in, ptx_type t, LLVMValueRef mask)
 {
     lw *L = F->L;
+    LLVMBuilderRef b = L->b;
     LLVMValueRef h = half_bits(F, &in->opds[1], t);
     unsigned n = LLVMGetVectorSize(LLVMTypeOf(h));
     if (has(in, PTX_FLAG_BIT(FTZ)))
         h = ftz_bits(F, h);
     LLVMValueRef sb = half_splat(LLVMConstInt(L->i16, 0x8000, false), n);
-    h = in->op == PTX_OP_NEG ? LLVMBuildXor(L->b, h, sb, "")
-                             : LLVMBuildAnd(L->b, h, half_splat(LLVMConstInt(L->i16, 0x7fff, false), n), "");
+    LLVMValueRef magmask = half_splat(LLVMConstInt(L->i16, 0x7fff, false), n);
+    LLVMValueRef inf = half_splat(LLVMConstInt(L->i16, half_is_bf(t) ? 0x7f80 : 0x7c00, false), n);
+    LLVMValueRef nan = LLVMBuildICmp(b, LLVMIntUGT, LLVMBuildAnd(b, h, magmask, ""), inf, "");
+    h = in->op == PTX_OP_NEG ? LLVMBuildXor(b, h, sb, "") : LLVMBuildAnd(b, h, magmask, "");
+    h = LLVMBuildSelect(b, nan, magmask, h, "");
     write_halves(F, in, h, t, mask);
 }
 

@@ -9,7 +9,10 @@
  * directed mode, gives the correctly rounded result.  .sat clamps to
  * [0, 1], .relu turns negative results into +0, .satfinite turns
  * infinities into the largest finite value; NaN results are the canonical
- * NaN (0x7fff for halves, 0x7f for fp8, 0x7fffffff for f32). */
+ * NaN (0x7fff for halves, 0x7f for fp8, 0x7fffffff for f32), except where
+ * an H200 keeps payload bits: an f64 NaN narrowed to f16/bf16, and bf16
+ * widened to f32 (a shift); a NaN converted to an integer is
+ * cvt_int_nan's. */
 #include "lower_internal.h"
 
 #include <math.h>
@@ -210,7 +213,9 @@ static bool cvt_from_half(fn *F, const ptx_instr *in, ptx_type dt, ptx_type st, 
     if (dt == PTX_TYPE_F32 || dt == PTX_TYPE_F64) {
         if (r)
             return false;
-        LLVMValueRef v = dt == PTX_TYPE_F64 ? LLVMBuildFPExt(L->b, f, vec_of(L->f64), "") : fl_result(F, in, f);
+        /* bf16 -> f32 is f32's high half, NaN payload and all (as on an H200) */
+        LLVMValueRef v = dt == PTX_TYPE_F64 ? LLVMBuildFPExt(L->b, f, vec_of(L->f64), "")
+                       : st == PTX_TYPE_BF16 && !in->flags ? f : fl_result(F, in, f);
         write_reg(F, &in->opds[0], v, dt, false, mask);
         return true;
     }
@@ -221,6 +226,7 @@ static bool cvt_from_half(fn *F, const ptx_instr *in, ptx_type dt, ptx_type st, 
     f = call_intrinsic(L, rf, &(LLVMTypeRef){vec_of(L->f32)}, 1, &f, 1);
     LLVMTypeRef tys[2] = {vec_of(storage_int(L, dt)), vec_of(L->f32)};
     LLVMValueRef v = call_intrinsic(L, ptx_type_class(dt) == 'S' ? "llvm.fptosi.sat" : "llvm.fptoui.sat", tys, 2, &f, 1);
+    v = cvt_int_nan(F, f, v, dt, false);
     write_reg(F, &in->opds[0], v, dt, ptx_type_class(dt) == 'S', mask);
     return true;
 }
@@ -253,7 +259,13 @@ static bool cvt_to_half(fn *F, const ptx_instr *in, ptx_type dt, ptx_type st, LL
     }
     if (is_half(st) || !(!r || r == PTX_ROUND_RN || is_directed(r)))
         return false; /* f16 <-> bf16 is not a PTX conversion */
-    write_reg(F, &in->opds[0], to_half(F, in, source_f32(F, in, 1, st), dt), PTX_TYPE_B16, false, mask);
+    LLVMValueRef h = to_half(F, in, source_f32(F, in, 1, st), dt);
+    if (st == PTX_TYPE_F64 && !has(in, PTX_FLAG_BIT(SAT))) { /* NaN: sign and top payload bits, as on an H200 */
+        LLVMValueRef d = read_opd(F, &in->opds[1], st, false);
+        LLVMValueRef nan = cvt_f64_nan_bits(F, d, 16, dt == PTX_TYPE_BF16 ? 7 : 10);
+        h = LLVMBuildSelect(F->L->b, LLVMBuildFCmp(F->L->b, LLVMRealUNO, d, d, ""), nan, h, "");
+    }
+    write_reg(F, &in->opds[0], h, PTX_TYPE_B16, false, mask);
     return true;
 }
 

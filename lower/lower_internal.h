@@ -229,6 +229,8 @@ LLVMValueRef lower_bool_combine(fn *F, const ptx_instr *in, LLVMValueRef r, LLVM
 bool lower_float(fn *F, const ptx_instr *in, LLVMValueRef mask);
 LLVMValueRef fl_is_nan(fn *F, LLVMValueRef v);
 LLVMValueRef fl_canon(fn *F, LLVMValueRef v);   /* f32 NaN -> 0x7fffffff */
+/* r (f32) flushed under .ftz where e (f64) is tiny after rounding in mode to 24 bits */
+LLVMValueRef fl_ftz_tiny(fn *F, LLVMValueRef e, uint8_t mode, LLVMValueRef r);
 LLVMValueRef fl_ftz(fn *F, LLVMValueRef v);     /* f32 subnormal -> signed zero */
 LLVMValueRef fl_sat(fn *F, LLVMValueRef v);     /* clamp to [+0, 1], NaN -> +0 */
 LLVMValueRef fl_result(fn *F, const ptx_instr *in, LLVMValueRef v); /* .ftz, NaN, .sat */
@@ -244,6 +246,10 @@ LLVMValueRef lower_vmath(fn *F, const char *fname, LLVMValueRef x);
 bool lower_cvt(fn *F, const ptx_instr *in, LLVMValueRef mask);
 /* The sign of (a - s) for a 64-bit integer a and its conversion s */
 void cvt_int64_error(fn *F, LLVMValueRef a, bool sgn, LLVMValueRef s, LLVMValueRef *pos, LLVMValueRef *neg);
+/* v (float -> integer dt) with NaN lanes of f replaced by what NVIDIA GPUs give */
+LLVMValueRef cvt_int_nan(fn *F, LLVMValueRef f, LLVMValueRef v, ptx_type dt, bool from_f64);
+/* An f64 NaN narrowed to a float of `width` bits, `mant` of significand: sign and top payload bits kept, quieted */
+LLVMValueRef cvt_f64_nan_bits(fn *F, LLVMValueRef d, unsigned width, unsigned mant);
 
 /* lower_round.c: directed rounding (.rz .rm .rp) of f32/f64 arithmetic */
 LLVMValueRef round_directed(fn *F, const ptx_instr *in, ptx_type t, LLVMValueRef *x);

@@ -8,9 +8,11 @@
  * the names (rt/vecmath.c).  libmvec is accurate to a few ulp, inside the
  * bounds the ISA states (ex2 2 ulp, lg2 2^-22, sin and cos 2^-20.5
  * absolute, tanh 2^-11 relative); test_conform_float measures it.
+ * sin and cos first reduce the argument as an H200 does (sincos_argument).
  * rsqrt, rcp, sqrt and the divisions use IEEE operations (at most two
  * roundings), except where the ISA defines other results: div.approx
- * gives 0 (NaN for infinite a) when 2^126 < |b| < 2^128. */
+ * gives 0 (NaN for infinite a) when 2^126 < |b| < 2^128, and
+ * rcp/rsqrt.approx.ftz.f64 use and give 32 high bits (gross_f64). */
 #include "lower_internal.h"
 
 #include <math.h>
@@ -158,6 +160,43 @@ static LLVMValueRef rsqrt_approx(fn *F, LLVMValueRef x, bool f32)
     return LLVMBuildSelect(b, ok, LLVMBuildFMul(b, yr, back, ""), plain, "");
 }
 
+/* sin/cos.approx as an H200 reduces the argument: x times 1/(2 pi) in f32
+ * rounded toward zero (its FMUL.RZ ahead of MUFU.SIN/COS), in turns; the
+ * whole turns dropped exactly, the rest (in [-1/2, 1/2]) back to radians.
+ * From |x| = 2^26 or so the turns have no fraction left (sin 0, cos 1). */
+static LLVMValueRef sincos_argument(fn *F, LLVMValueRef x)
+{
+    lw *L = F->L;
+    LLVMBuilderRef b = L->b;
+    LLVMTypeRef dt = vec_of(L->f64), ft = vec_of(L->f32);
+    LLVMValueRef xd = LLVMBuildFPExt(b, x, dt, "");
+    LLVMValueRef turns = narrow_directed(F, LLVMBuildFMul(b, xd, real_like(xd, 0x1.45f306p-3), ""), PTX_ROUND_RZ);
+    LLVMValueRef frac = LLVMBuildFSub(b, turns, call_intrinsic(L, "llvm.roundeven", &ft, 1, &turns, 1), "");
+    LLVMValueRef whole = LLVMBuildFCmp(b, LLVMRealOEQ, frac, LLVMConstNull(ft), ""); /* sin(-0) is -0 */
+    frac = LLVMBuildSelect(b, whole, call_intrinsic(L, "llvm.copysign", &ft, 1, (LLVMValueRef[]){frac, turns}, 2), frac, "");
+    LLVMValueRef rad = LLVMBuildFMul(b, LLVMBuildFPExt(b, frac, dt, ""), real_like(xd, 6.283185307179586), "");
+    return LLVMBuildFPTrunc(b, rad, ft, "");
+}
+
+/* rcp.approx.ftz.f64, rsqrt.approx.ftz.f64: the ISA's gross approximation,
+ * from the operand's high 32 bits only, with the result's low 32 bits
+ * zero.  Computed from the high word in f64 and truncated: an H200's bits
+ * for 93-95% of inputs, and within a unit of the 20th significand bit
+ * for all.  A NaN gives 0x7fffffff00000000, as there. */
+static LLVMValueRef gross_f64(fn *F, LLVMValueRef x, bool rsqrt)
+{
+    lw *L = F->L;
+    LLVMBuilderRef b = L->b;
+    LLVMTypeRef vt = LLVMTypeOf(x), it = vec_of(L->i64);
+    LLVMValueRef high = splat(L, const_i64(L, 0xffffffff00000000ull));
+    LLVMValueRef xh = LLVMBuildBitCast(b, LLVMBuildAnd(b, LLVMBuildBitCast(b, x, it, ""), high, ""), vt, "");
+    LLVMValueRef den = rsqrt ? call_intrinsic(L, "llvm.sqrt", &vt, 1, &xh, 1) : xh;
+    LLVMValueRef r = fl_ftz(F, LLVMBuildFDiv(b, real_like(x, 1.0), den, ""));
+    LLVMValueRef rb = LLVMBuildAnd(b, LLVMBuildBitCast(b, r, it, ""), high, "");
+    rb = LLVMBuildSelect(b, fl_is_nan(F, r), splat(L, const_i64(L, 0x7fffffff00000000ull)), rb, "");
+    return LLVMBuildBitCast(b, rb, vt, "");
+}
+
 bool lower_math(fn *F, const ptx_instr *in, LLVMValueRef mask)
 {
     lw *L = F->L;
@@ -165,21 +204,22 @@ bool lower_math(fn *F, const ptx_instr *in, LLVMValueRef mask)
     ptx_type t = (ptx_type)in->types[0];
     LLVMValueRef x = fl_src(F, in, 1, t), r;
     LLVMTypeRef vt = LLVMTypeOf(x);
-    bool f32 = t == PTX_TYPE_F32;
+    bool f32 = t == PTX_TYPE_F32, has_ftz = (in->flags & PTX_FLAG_BIT(FTZ)) != 0;
     switch (in->op) {
     case PTX_OP_EX2: case PTX_OP_LG2: case PTX_OP_SIN: case PTX_OP_COS: case PTX_OP_TANH: {
         if (!f32)
             return false;
         static const char *names[] = {[PTX_OP_EX2] = "exp2f", [PTX_OP_LG2] = "log2f", [PTX_OP_SIN] = "sinf",
                                       [PTX_OP_COS] = "cosf", [PTX_OP_TANH] = "tanhf"};
-        r = lower_vmath(F, names[in->op], x);
+        bool sincos = in->op == PTX_OP_SIN || in->op == PTX_OP_COS;
+        r = lower_vmath(F, names[in->op], sincos ? sincos_argument(F, x) : x);
         break;
     }
     case PTX_OP_RSQRT:
-        r = rsqrt_approx(F, x, f32);
+        r = !f32 && has_ftz ? gross_f64(F, x, true) : rsqrt_approx(F, x, f32);
         break;
     case PTX_OP_RCP:
-        r = LLVMBuildFDiv(b, real_like(x, 1.0), x, "");
+        r = !f32 && has_ftz ? gross_f64(F, x, false) : LLVMBuildFDiv(b, real_like(x, 1.0), x, "");
         break;
     case PTX_OP_SQRT:
         r = call_intrinsic(L, "llvm.sqrt", &vt, 1, &x, 1);

@@ -65,8 +65,8 @@ typedef enum nan_read { READ_SEES, READ_BLIND, READ_MOVES } nan_read;
 static ptx_type type_at(const ptx_instr *in, uint32_t i) { return in->ntypes > i ? (ptx_type)in->types[i] : PTX_TYPE_NONE; }
 
 /* f32 arithmetic lowered by lower_float.c/lower_math.c: a NaN source gives
- * a NaN (or, under .sat, +0; min/max pick the other operand) whatever its
- * payload.  .xorsign takes the sign of a NaN operand: not blind. */
+ * a NaN (or, under .sat, +0; min/max pick the other operand; abs and neg
+ * the canonical NaN) whatever its payload.  .xorsign takes the sign of a NaN operand: not blind. */
 static bool blind_arith(const ptx_instr *in)
 {
     if (in->ntypes != 1 || type_at(in, 0) != PTX_TYPE_F32)
@@ -74,7 +74,7 @@ static bool blind_arith(const ptx_instr *in)
     switch (in->op) {
     case PTX_OP_ADD: case PTX_OP_SUB: case PTX_OP_MUL: case PTX_OP_DIV: case PTX_OP_FMA: case PTX_OP_MAD:
     case PTX_OP_SQRT: case PTX_OP_RCP: case PTX_OP_RSQRT: case PTX_OP_EX2: case PTX_OP_LG2: case PTX_OP_SIN:
-    case PTX_OP_COS: case PTX_OP_TANH:
+    case PTX_OP_COS: case PTX_OP_TANH: case PTX_OP_ABS: case PTX_OP_NEG:
         return true;
     case PTX_OP_MIN: case PTX_OP_MAX:
         return !(in->flags & PTX_FLAG_BIT(XORSIGN));
@@ -83,14 +83,16 @@ static bool blind_arith(const ptx_instr *in)
     }
 }
 
-/* cvt from f32 to an integer (NaN -> 0), to f32 (rounded, canonical) or
- * to tf32 (canonical); not to f64, which keeps the payload. */
+/* cvt from f32 to an integer (NaN -> a constant), to f32 (rounded, canonical) or
+ * to tf32 with .rn/.rz (a constant NaN); not to f64, which keeps the
+ * payload, nor .rna tf32, which truncates it. */
 static bool blind_cvt(const ptx_instr *in)
 {
     ptx_type dt = type_at(in, 0);
     char c = ptx_type_class(dt);
+    bool tf32 = dt == PTX_TYPE_TF32 && in->mod[PTX_CAT_ROUND] != PTX_ROUND_RNA;
     return in->op == PTX_OP_CVT && in->nopds == 2 && type_at(in, 1) == PTX_TYPE_F32 &&
-           (c == 'S' || c == 'U' || dt == PTX_TYPE_F32 || dt == PTX_TYPE_TF32);
+           (c == 'S' || c == 'U' || dt == PTX_TYPE_F32 || tf32);
 }
 
 static bool is_bits32(ptx_type t) { return t != PTX_TYPE_NONE && ptx_type_size(t) == 4 && t != PTX_TYPE_PRED; }
@@ -107,9 +109,6 @@ static nan_read read_kind(const ptx_instr *in, uint32_t i, const ptx_operand **t
         return type_at(in, 0) == PTX_TYPE_F32 ? READ_BLIND : READ_SEES;
     case PTX_OP_SET:
         return type_at(in, 1) == PTX_TYPE_F32 ? READ_BLIND : READ_SEES;
-    case PTX_OP_ABS: case PTX_OP_NEG: /* sign-bit operations (lower_float.c) */
-        *to = d;
-        return in->ntypes == 1 && type_at(in, 0) == PTX_TYPE_F32 ? READ_MOVES : READ_SEES;
     case PTX_OP_MOV:
         *to = d;
         return is_bits32(type_at(in, 0)) && in->nopds == 2 ? READ_MOVES : READ_SEES;
