@@ -939,7 +939,7 @@ static void check_instr(checker *c, ptx_instr *in)
         check_setmaxnreg(c, in);
     else if (in->op == PTX_OP_CVT_PACK)
         check_cvt_pack(c, in);
-    else
+    else if (!check_matrix(c, in))
         check_texture(c, in);
 }
 
@@ -990,6 +990,9 @@ static void check_var_decl(checker *c, const ptx_var *v, bool module_scope)
         ERR(c, v->loc, "only .global and .const variables can have initializers");
     if (v->init && (v->linkage & PTX_LINK_EXTERN))
         ERR(c, v->loc, "an .extern variable cannot have an initializer");
+    if (!ptx_type_size(v->type))
+        ERR(c, v->loc, "'%s': .%s is only an element type of matrix instructions", v->name,
+            ptx_type_name(v->type));
     if (v->type == PTX_TYPE_PRED && v->space != PTX_SP_REG)
         ERR(c, v->loc, ".pred variables must be registers");
     if (v->vec && v->vec * ptx_type_size(v->type) > 16)

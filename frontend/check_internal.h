@@ -25,6 +25,9 @@ bool check_is_reg(const ptx_operand *o);
 void check_value(checker *c, const ptx_operand *o, ptx_type want, role r, bool relaxed);
 void check_pred(checker *c, const ptx_operand *o, role r);
 
+/* check_mma.c: mma.sync, ldmatrix, stmatrix, movmatrix (false: another instruction) */
+bool check_matrix(checker *c, const ptx_instr *in);
+
 /* check_tex.c: tex, tld4, txq, suld, sust, sured, suq, istypep (others: nothing) */
 void check_texture(checker *c, const ptx_instr *in);
 /* The initializer of a .texref/.samplerref/.surfref variable; false for
