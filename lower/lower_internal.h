@@ -203,6 +203,32 @@ LLVMValueRef int_part(fn *F, LLVMValueRef x, unsigned k, unsigned w, bool sign);
 /* lower_tex.c: texture and surface instructions */
 bool lower_tex(fn *F, const ptx_instr *in, LLVMValueRef mask);
 uint64_t lower_sampler_bits(const ptx_init *in); /* a .samplerref initializer as a handle */
+/* lower_mma_core.c: the warp matrix product D = A * B + C (mma, wmma).
+ * A matrix is a flat row-major vector of its compute type (f32 for
+ * f16/bf16/tf32/e4m3/e5m2/f32, f64, i32 for integers and b1 words),
+ * `batch` matrices end to end (m8n8k4 .f16: one per quad pair). */
+typedef struct mma_shape {
+    unsigned batch, m, n, k; /* k: elements (b1: 32-bit words) */
+    ptx_type a, b, c, d;     /* element types */
+    bool satfinite, and_popc;
+} mma_shape;
+LLVMTypeRef mma_compute_type(lw *L, ptx_type t);
+unsigned mma_elems_per_reg(ptx_type t); /* b1: 1 (the word) */
+/* Registers (<32 x i32>, f64: <32 x i64>) -> elements of the compute type,
+ * elems[r * per + e]; and back, rounding f16/bf16 to nearest. */
+void mma_unpack(fn *F, const LLVMValueRef *regs, unsigned nregs, ptx_type t, LLVMValueRef *elems);
+void mma_pack(fn *F, const LLVMValueRef *elems, unsigned nregs, ptx_type t, LLVMValueRef *regs);
+/* Fragment elements -> matrix: position p comes from lane where[p] % 32
+ * of elems[where[p] / 32]; matrix -> fragment elements: element e of lane
+ * l comes from position pos[e * 32 + l]. */
+LLVMValueRef mma_gather(fn *F, const LLVMValueRef *elems, unsigned nelems, const unsigned *where, unsigned npos);
+void mma_scatter(fn *F, LLVMValueRef matrix, const unsigned *pos, unsigned nelems, LLVMValueRef *elems);
+LLVMValueRef mma_product(fn *F, const mma_shape *s, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c);
+/* lower_mma.c: mma.sync, and dispatch of the matrix moves */
+bool lower_matrix(fn *F, const ptx_instr *in, LLVMValueRef mask);
+/* lower_matrix_move.c: ldmatrix, stmatrix, movmatrix */
+void lower_matrix_move(fn *F, const ptx_instr *in, LLVMValueRef mask);
+
 /* lower_video.c: scalar video instructions */
 bool lower_video(fn *F, const ptx_instr *in, LLVMValueRef mask);
 
