@@ -14,7 +14,8 @@ static bool check_sync_aligned(checker *c, const ptx_instr *in)
 
 /* Whether a register of type rt may hold a fragment register of elements
  * of type et (ptxas: packed halves in .b32 or .f16x2/.bf16x2, f32 in .f32
- * or .b32, f64 in 64-bit registers, everything else in 32-bit integers). */
+ * or .b32, f64 in 64-bit registers, b16 pairs of the matrix moves in any
+ * 32-bit register, everything else in 32-bit integers). */
 static bool reg_holds(ptx_type rt, ptx_type et)
 {
     char cls = ptx_type_class(rt);
@@ -24,29 +25,43 @@ static bool reg_holds(ptx_type rt, ptx_type et)
     case PTX_TYPE_BF16: return rt == PTX_TYPE_B32 || rt == PTX_TYPE_BF16X2;
     case PTX_TYPE_F32: return rt == PTX_TYPE_B32 || rt == PTX_TYPE_F32;
     case PTX_TYPE_F64: return size == 8 && (cls == 'B' || cls == 'U' || cls == 'S' || rt == PTX_TYPE_F64);
+    case PTX_TYPE_B16: return size == 4; /* ldmatrix, stmatrix, movmatrix: any 32-bit register */
     default: return size == 4 && (cls == 'B' || cls == 'U' || cls == 'S');
     }
 }
 
-/* A braced list of n registers (or, for one register, the bare register)
- * each able to hold elements of type et. */
+/* How an operand lists its registers. */
+typedef enum frag_form {
+    FRAG_BRACED,    /* {r0, r1, ...}, even for one register */
+    FRAG_CONSTANTS, /* braced, constants allowed (mma's C) */
+    FRAG_BARE,      /* one register, no braces (movmatrix) */
+} frag_form;
+
+/* n registers each able to hold elements of type et. */
 static void check_fragment(checker *c, const ptx_instr *in, const ptx_operand *o, unsigned n, ptx_type et,
-                           role r, const char *what)
+                           frag_form form, const char *what)
 {
-    const ptx_operand *e = o->kind == PTX_OPD_VEC ? o->elems : o;
-    unsigned got = o->kind == PTX_OPD_VEC ? o->nelems : 1;
+    bool braced = o->kind == PTX_OPD_VEC;
+    if (braced != (form != FRAG_BARE)) {
+        ERR(c, o->loc, "%s of '%s' %s", what, ptx_op_name(in->op),
+            braced ? "is one register, without braces" : "is a braced list of registers");
+        return;
+    }
+    const ptx_operand *e = braced ? o->elems : o;
+    unsigned got = braced ? o->nelems : 1;
     if (got != n) {
-        ERR(c, o->loc, "%s of '%s' takes %u register%s, %u given", what, ptx_op_name(in->op), n,
-            n == 1 ? "" : "s", got);
+        ERR(c, o->loc, "%s of '%s' is %u register%s, not %u", what, ptx_op_name(in->op), n, n == 1 ? "" : "s",
+            got);
         return;
     }
     for (unsigned i = 0; i < n; i++) {
         const ptx_operand *x = &e[i];
-        if (x->kind == PTX_OPD_IMM && r == SRC)
+        bool constant = x->kind == PTX_OPD_IMM || x->kind == PTX_OPD_F32 || x->kind == PTX_OPD_F64;
+        if (constant && form == FRAG_CONSTANTS)
             continue;
         if (!check_is_reg(x) || x->var->vec || x->has_offset || x->neg) {
             ERR(c, x->loc, "%s of '%s' must be %s", what, ptx_op_name(in->op),
-                r == SRC ? "registers or constants" : "registers");
+                form == FRAG_CONSTANTS ? "registers or constants" : "registers");
             return;
         }
         if (!reg_holds(x->var->type, et)) {
@@ -78,7 +93,7 @@ static void check_mma(checker *c, const ptx_instr *in)
     static const uint8_t opd[4] = {1, 2, 3, 0};
     ptx_type t[4] = {f.a, f.b, f.c, f.d};
     for (int w = 0; w < 4; w++)
-        check_fragment(c, in, &in->opds[opd[w]], f.nregs[w], t[w], w == 3 ? DST : SRC, what[w]);
+        check_fragment(c, in, &in->opds[opd[w]], f.nregs[w], t[w], w == 2 ? FRAG_CONSTANTS : FRAG_BRACED, what[w]);
 }
 
 /* ldmatrix/stmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}.shared{::cta}.b16 */
@@ -97,7 +112,7 @@ static void check_ldst_matrix(checker *c, const ptx_instr *in)
     }
     unsigned n = num == PTX_NUM_X1 ? 1 : num == PTX_NUM_X2 ? 2 : 4;
     bool ld = in->op == PTX_OP_LDMATRIX;
-    check_fragment(c, in, &in->opds[ld ? 0 : 1], n, PTX_TYPE_B16, ld ? DST : SRC, "the matrix registers");
+    check_fragment(c, in, &in->opds[ld ? 0 : 1], n, PTX_TYPE_B16, FRAG_BRACED, "the matrix");
 }
 
 /* movmatrix.sync.aligned.m8n8.trans.b16 d, a */
@@ -110,8 +125,8 @@ static void check_movmatrix(checker *c, const ptx_instr *in)
         ERR(c, in->loc, "movmatrix takes .m8n8.trans.b16");
         return;
     }
-    check_fragment(c, in, &in->opds[0], 1, PTX_TYPE_B16, DST, "the destination");
-    check_fragment(c, in, &in->opds[1], 1, PTX_TYPE_B16, SRC, "the source");
+    check_fragment(c, in, &in->opds[0], 1, PTX_TYPE_B16, FRAG_BARE, "the destination");
+    check_fragment(c, in, &in->opds[1], 1, PTX_TYPE_B16, FRAG_BARE, "the source");
 }
 
 bool check_matrix(checker *c, const ptx_instr *in)
