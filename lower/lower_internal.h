@@ -207,10 +207,19 @@ uint64_t lower_sampler_bits(const ptx_init *in); /* a .samplerref initializer as
  * A matrix is a flat row-major vector of its compute type (f32 for
  * f16/bf16/tf32/e4m3/e5m2/f32, f64, i32 for integers and b1 words),
  * `batch` matrices end to end (m8n8k4 .f16: one per quad pair). */
+/* How a float product sums (lower_mma_float.c): what an H200 does. */
+typedef enum mma_sum {
+    MMA_SUM_ALIGNED,  /* f16/bf16/tf32 -> f32: one fixed-point sum, truncated */
+    MMA_SUM_CHAIN,    /* fused multiply-adds in k order onto C (f64, f16 D) */
+    MMA_SUM_C_LAST,   /* f32 adds in k order from 0, then C (m8n8k4 .f16) */
+    MMA_SUM_EXACT,    /* the exact sum, rounded once to D (e4m3/e5m2) */
+} mma_sum;
+
 typedef struct mma_shape {
     unsigned batch, m, n, k; /* k: elements (b1: 32-bit words) */
     ptx_type a, b, c, d;     /* element types */
     bool satfinite, and_popc;
+    mma_sum sum;
 } mma_shape;
 LLVMTypeRef mma_compute_type(lw *L, ptx_type t);
 unsigned mma_elems_per_reg(ptx_type t); /* b1: 1 (the word) */
@@ -224,6 +233,14 @@ void mma_pack(fn *F, const LLVMValueRef *elems, unsigned nregs, ptx_type t, LLVM
 LLVMValueRef mma_gather(fn *F, const LLVMValueRef *elems, unsigned nelems, const unsigned *where, unsigned npos);
 void mma_scatter(fn *F, LLVMValueRef matrix, const unsigned *pos, unsigned nelems, LLVMValueRef *elems);
 LLVMValueRef mma_product(fn *F, const mma_shape *s, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c);
+/* Column k of A broadcast along the rows of the MxN result, row k of B
+ * down its columns; a splat of a constant to n elements. */
+void mma_rank1(fn *F, const mma_shape *s, LLVMValueRef a, LLVMValueRef b, unsigned k, LLVMValueRef *ak,
+               LLVMValueRef *bk);
+LLVMValueRef mma_splat(LLVMValueRef c, unsigned n);
+mma_sum mma_default_sum(const mma_shape *s); /* what mma.sync's m16n8k* forms do */
+/* lower_mma_float.c */
+LLVMValueRef mma_float_product(fn *F, const mma_shape *s, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c);
 /* lower_mma.c: mma.sync, and dispatch of the matrix moves */
 bool lower_matrix(fn *F, const ptx_instr *in, LLVMValueRef mask);
 /* lower_matrix_move.c: ldmatrix, stmatrix, movmatrix */

@@ -14,12 +14,10 @@
  * packed into registers (mma_pack).  Constant shuffles of shuffles fold,
  * so a fragment's element reaches the product in one permute.
  *
- * Arithmetic (what the GPU's recorded outputs show, tests/gpu/tensor_gpu.c):
- * integer products are exact and summed in 32 bits, wrapping, or with
- * .satfinite clamped once C is added; b1 sums popc(a op b) of 32-bit words.
- * Float inputs widen exactly to f32 (f64 stays f64) and the products
- * accumulate with fused multiply-adds in k order onto C; an f16 D is
- * rounded once at the end. */
+ * Integer products are exact and summed in 32 bits, wrapping, or with
+ * .satfinite clamped once C is added; b1 sums popc(a op b) of 32-bit
+ * words.  Float sums follow the GPU's own order and rounding
+ * (lower_mma_float.c). */
 #include "lower_internal.h"
 
 #include <stdlib.h>
@@ -45,8 +43,7 @@ unsigned mma_elems_per_reg(ptx_type t)
 
 static LLVMValueRef vconst_i32(fn *F, uint32_t v) { return splat(F->L, const_i32(F->L, v)); }
 
-/* <n x T> of the constant c (n may exceed a warp's lanes) */
-static LLVMValueRef const_splat(LLVMValueRef c, unsigned n)
+LLVMValueRef mma_splat(LLVMValueRef c, unsigned n)
 {
     LLVMValueRef *v = malloc(n * sizeof *v);
     if (!v)
@@ -198,8 +195,8 @@ void mma_scatter(fn *F, LLVMValueRef matrix, const unsigned *pos, unsigned nelem
 
 /* Column k of A broadcast along each row of the MxN result, and row k of
  * B broadcast down each column, batch after batch. */
-static void rank1_operands(fn *F, const mma_shape *s, LLVMValueRef a, LLVMValueRef b, unsigned k,
-                           LLVMValueRef *ak, LLVMValueRef *bk)
+void mma_rank1(fn *F, const mma_shape *s, LLVMValueRef a, LLVMValueRef b, unsigned k, LLVMValueRef *ak,
+               LLVMValueRef *bk)
 {
     unsigned n = s->batch * s->m * s->n;
     unsigned *ia = malloc(n * sizeof *ia), *ib = malloc(n * sizeof *ib);
@@ -226,7 +223,7 @@ static LLVMValueRef int_product(fn *F, const mma_shape *s, LLVMValueRef a, LLVMV
     LLVMValueRef sum = LLVMConstNull(vt);
     for (unsigned k = 0; k < s->k; k++) {
         LLVMValueRef ak, bk, t;
-        rank1_operands(F, s, a, b, k, &ak, &bk);
+        mma_rank1(F, s, a, b, k, &ak, &bk);
         if (s->a == PTX_TYPE_B1) {
             t = s->and_popc ? LLVMBuildAnd(bld, ak, bk, "") : LLVMBuildXor(bld, ak, bk, "");
             t = call_intrinsic(L, "llvm.ctpop", &vt, 1, &t, 1);
@@ -241,27 +238,15 @@ static LLVMValueRef int_product(fn *F, const mma_shape *s, LLVMValueRef a, LLVMV
     LLVMTypeRef wt = LLVMVectorType(L->i64, n);
     LLVMValueRef w = LLVMBuildAdd(bld, LLVMBuildSExt(bld, sum, wt, ""), LLVMBuildSExt(bld, c, wt, ""), "");
     LLVMValueRef lo = LLVMConstInt(L->i64, (uint64_t)(int64_t)INT32_MIN, true), hi = LLVMConstInt(L->i64, INT32_MAX, false);
-    LLVMValueRef vlo = const_splat(lo, n), vhi = const_splat(hi, n);
+    LLVMValueRef vlo = mma_splat(lo, n), vhi = mma_splat(hi, n);
     w = LLVMBuildSelect(bld, LLVMBuildICmp(bld, LLVMIntSLT, w, vlo, ""), vlo, w, "");
     w = LLVMBuildSelect(bld, LLVMBuildICmp(bld, LLVMIntSGT, w, vhi, ""), vhi, w, "");
     return LLVMBuildTrunc(bld, w, vt, "");
-}
-
-static LLVMValueRef float_product(fn *F, const mma_shape *s, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c)
-{
-    LLVMTypeRef vt = LLVMTypeOf(c);
-    LLVMValueRef acc = c;
-    for (unsigned k = 0; k < s->k; k++) {
-        LLVMValueRef ak, bk;
-        rank1_operands(F, s, a, b, k, &ak, &bk);
-        acc = call_intrinsic(F->L, "llvm.fma", &vt, 1, (LLVMValueRef[]){ak, bk, acc}, 3);
-    }
-    return acc;
 }
 
 LLVMValueRef mma_product(fn *F, const mma_shape *s, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c)
 {
     if (mma_compute_type(F->L, s->a) == F->L->i32)
         return int_product(F, s, a, b, c);
-    return float_product(F, s, a, b, c);
+    return mma_float_product(F, s, a, b, c);
 }

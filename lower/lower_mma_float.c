@@ -1,0 +1,169 @@
+/* lower_mma_float.c - how the GPU sums a float matrix product, bit for
+ * bit (found from the outputs an H200 recorded, tests/gpu/tensor_gpu.c).
+ *
+ * f16, bf16 and tf32 inputs with an f32 D (m16n8k8, m16n8k16, m16n8k4/k8
+ * tf32): the products are exact and, with C, summed in one fixed-point
+ * addition.  Its scale is set by the largest exponent E among C's and the
+ * products' estimates, a product's estimate being the sum of its inputs'
+ * exponents (a product of significands in [1, 4) takes two integer bits);
+ * every term is truncated toward zero to a multiple of 2^(E - 27), the
+ * truncated terms add exactly, and the sum is rounded toward zero to f32.
+ * A NaN or infinite term makes the plain sum's NaN or infinity.
+ *
+ * Other forms: m8n8k4 .f16 adds the products in k order in f32 (round to
+ * nearest) from zero, then C; an f16 D is the f32 fused multiply-add chain
+ * onto C rounded once to f16; e4m3/e5m2 products sum exactly (in f64: few
+ * significant bits) and round once to D; f64 is a fused multiply-add chain.
+ * f32 NaN results are 0x7fffffff. */
+#include "lower_internal.h"
+
+#include <math.h>
+
+/* The aligned sum's fraction: terms keep bits down to 2^(E - 27). */
+#define ALIGN_BITS 27
+
+static LLVMTypeRef vec_n(LLVMTypeRef t, unsigned n) { return LLVMVectorType(t, n); }
+
+static LLVMValueRef fma_n(fn *F, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c)
+{
+    LLVMTypeRef vt = LLVMTypeOf(c);
+    return call_intrinsic(F->L, "llvm.fma", &vt, 1, (LLVMValueRef[]){a, b, c}, 3);
+}
+
+/* frexp's exponent of each f32 (|x| in [2^(e-1), 2^e)), from its bits;
+ * zeros get a value below any product's. */
+static LLVMValueRef exponent_of(fn *F, LLVMValueRef x)
+{
+    lw *L = F->L;
+    LLVMBuilderRef b = L->b;
+    unsigned n = LLVMGetVectorSize(LLVMTypeOf(x));
+    LLVMValueRef bits = LLVMBuildBitCast(b, x, vec_n(L->i32, n), "");
+    LLVMValueRef e = LLVMBuildAnd(b, LLVMBuildLShr(b, bits, mma_splat(const_i32(L, 23), n), ""),
+                                  mma_splat(const_i32(L, 0xff), n), "");
+    e = LLVMBuildSub(b, e, mma_splat(const_i32(L, 126), n), "");
+    LLVMValueRef zero = LLVMBuildFCmp(b, LLVMRealOEQ, x, LLVMConstNull(LLVMTypeOf(x)), "");
+    return LLVMBuildSelect(b, zero, mma_splat(const_i32(L, (uint32_t)-2000), n), e, "");
+}
+
+static LLVMValueRef imax(fn *F, LLVMValueRef a, LLVMValueRef b)
+{
+    LLVMBuilderRef bld = F->L->b;
+    return LLVMBuildSelect(bld, LLVMBuildICmp(bld, LLVMIntSGT, a, b, ""), a, b, "");
+}
+
+/* 2^(bias_shift + sign * E) as f64, E an i32 vector in range. */
+static LLVMValueRef pow2(fn *F, LLVMValueRef e, int sign, int shift)
+{
+    lw *L = F->L;
+    LLVMBuilderRef b = L->b;
+    unsigned n = LLVMGetVectorSize(LLVMTypeOf(e));
+    LLVMValueRef x = sign > 0 ? e : LLVMBuildNeg(b, e, "");
+    x = LLVMBuildAdd(b, x, mma_splat(const_i32(L, (uint32_t)(1023 + shift)), n), "");
+    x = LLVMBuildShl(b, LLVMBuildZExt(b, x, vec_n(L->i64, n), ""), mma_splat(const_i64(L, 52), n), "");
+    return LLVMBuildBitCast(b, x, vec_n(L->f64, n), "");
+}
+
+/* f64 -> f32 rounded toward zero. */
+static LLVMValueRef narrow_rz(fn *F, LLVMValueRef d)
+{
+    lw *L = F->L;
+    LLVMBuilderRef b = L->b;
+    unsigned n = LLVMGetVectorSize(LLVMTypeOf(d));
+    LLVMTypeRef vf = vec_n(L->f32, n), vd = LLVMTypeOf(d);
+    LLVMValueRef f = LLVMBuildFPTrunc(b, d, vf, "");
+    LLVMValueRef back = LLVMBuildFPExt(b, f, vd, "");
+    LLVMValueRef away = LLVMBuildFCmp(b, LLVMRealOGT, call_intrinsic(L, "llvm.fabs", &vd, 1, &back, 1),
+                                      call_intrinsic(L, "llvm.fabs", &vd, 1, &d, 1), "");
+    LLVMValueRef bits = LLVMBuildBitCast(b, f, vec_n(L->i32, n), "");
+    LLVMValueRef less = LLVMBuildSub(b, bits, mma_splat(const_i32(L, 1), n), "");
+    return LLVMBuildBitCast(b, LLVMBuildSelect(b, away, less, bits, ""), vf, "");
+}
+
+static LLVMValueRef aligned_sum(fn *F, const mma_shape *s, LLVMValueRef a, LLVMValueRef bm, LLVMValueRef c)
+{
+    lw *L = F->L;
+    LLVMBuilderRef b = L->b;
+    unsigned n = LLVMGetVectorSize(LLVMTypeOf(c));
+    LLVMTypeRef vd = vec_n(L->f64, n);
+    /* the scale: exponents of A and B once, broadcast like the values */
+    LLVMValueRef ea = exponent_of(F, a), eb = exponent_of(F, bm), e = exponent_of(F, c);
+    for (unsigned k = 0; k < s->k; k++) {
+        LLVMValueRef eak, ebk;
+        mma_rank1(F, s, ea, eb, k, &eak, &ebk);
+        e = imax(F, e, LLVMBuildAdd(b, eak, ebk, ""));
+    }
+    e = imax(F, e, mma_splat(const_i32(L, (uint32_t)-900), n)); /* all zero: any scale in range */
+    LLVMValueRef up = pow2(F, e, -1, ALIGN_BITS), down = pow2(F, e, 1, -ALIGN_BITS);
+    LLVMValueRef cd = LLVMBuildFPExt(b, c, vd, "");
+    LLVMValueRef acc = call_intrinsic(L, "llvm.trunc", &vd, 1, (LLVMValueRef[]){LLVMBuildFMul(b, cd, up, "")}, 1);
+    LLVMValueRef plain = cd;
+    for (unsigned k = 0; k < s->k; k++) {
+        LLVMValueRef ak, bk;
+        mma_rank1(F, s, a, bm, k, &ak, &bk);
+        LLVMValueRef p = LLVMBuildFMul(b, LLVMBuildFPExt(b, ak, vd, ""), LLVMBuildFPExt(b, bk, vd, ""), "");
+        LLVMValueRef t = call_intrinsic(L, "llvm.trunc", &vd, 1, (LLVMValueRef[]){LLVMBuildFMul(b, p, up, "")}, 1);
+        acc = LLVMBuildFAdd(b, acc, t, "");
+        plain = LLVMBuildFAdd(b, plain, p, "");
+    }
+    LLVMValueRef r = narrow_rz(F, LLVMBuildFMul(b, acc, down, ""));
+    /* infinities and NaNs: the plain sum's (|plain| < inf for finite terms) */
+    LLVMValueRef inf = mma_splat(LLVMConstReal(L->f64, INFINITY), n);
+    LLVMValueRef finite = LLVMBuildFCmp(b, LLVMRealOLT, call_intrinsic(L, "llvm.fabs", &vd, 1, &plain, 1), inf, "");
+    return LLVMBuildSelect(b, finite, r, LLVMBuildFPTrunc(b, plain, LLVMTypeOf(c), ""), "");
+}
+
+static LLVMValueRef chain_sum(fn *F, const mma_shape *s, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c, bool c_last)
+{
+    LLVMValueRef acc = c_last ? LLVMConstNull(LLVMTypeOf(c)) : c;
+    for (unsigned k = 0; k < s->k; k++) {
+        LLVMValueRef ak, bk;
+        mma_rank1(F, s, a, b, k, &ak, &bk);
+        acc = fma_n(F, ak, bk, acc);
+    }
+    return c_last ? LLVMBuildFAdd(F->L->b, acc, c, "") : acc;
+}
+
+static LLVMValueRef exact_sum(fn *F, const mma_shape *s, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c)
+{
+    lw *L = F->L;
+    LLVMBuilderRef bld = L->b;
+    unsigned n = LLVMGetVectorSize(LLVMTypeOf(c));
+    LLVMTypeRef vd = vec_n(L->f64, n);
+    LLVMValueRef acc = LLVMBuildFPExt(bld, c, vd, "");
+    for (unsigned k = 0; k < s->k; k++) {
+        LLVMValueRef ak, bk;
+        mma_rank1(F, s, a, b, k, &ak, &bk);
+        acc = fma_n(F, LLVMBuildFPExt(bld, ak, vd, ""), LLVMBuildFPExt(bld, bk, vd, ""), acc);
+    }
+    if (s->d != PTX_TYPE_F16)
+        return LLVMBuildFPTrunc(bld, acc, LLVMTypeOf(c), "");
+    /* rounded once, to f16; widening back is exact */
+    LLVMValueRef h = LLVMBuildFPTrunc(bld, acc, vec_n(L->f16, n), "");
+    return LLVMBuildFPExt(bld, h, LLVMTypeOf(c), "");
+}
+
+mma_sum mma_default_sum(const mma_shape *s)
+{
+    if (s->a == PTX_TYPE_F64)
+        return MMA_SUM_CHAIN;
+    if (s->a == PTX_TYPE_E4M3 || s->a == PTX_TYPE_E5M2)
+        return MMA_SUM_EXACT;
+    return s->d == PTX_TYPE_F32 ? MMA_SUM_ALIGNED : MMA_SUM_CHAIN;
+}
+
+LLVMValueRef mma_float_product(fn *F, const mma_shape *s, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c)
+{
+    LLVMValueRef d;
+    switch (s->sum) {
+    case MMA_SUM_ALIGNED: d = aligned_sum(F, s, a, b, c); break;
+    case MMA_SUM_C_LAST: d = chain_sum(F, s, a, b, c, true); break;
+    case MMA_SUM_EXACT: d = exact_sum(F, s, a, b, c); break;
+    default: d = chain_sum(F, s, a, b, c, false); break;
+    }
+    if (s->d != PTX_TYPE_F32)
+        return d;
+    LLVMBuilderRef bld = F->L->b;
+    LLVMTypeRef vt = LLVMTypeOf(d);
+    LLVMValueRef nan = LLVMBuildBitCast(bld, mma_splat(const_i32(F->L, 0x7fffffff), LLVMGetVectorSize(vt)), vt, "");
+    return LLVMBuildSelect(bld, LLVMBuildFCmp(bld, LLVMRealUNO, d, d, ""), nan, d, "");
+}
