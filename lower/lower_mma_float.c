@@ -13,8 +13,9 @@
  * Other forms: m8n8k4 .f16 adds the products in k order in f32 (round to
  * nearest) from zero, then C; an f16 D is the f32 fused multiply-add chain
  * onto C rounded once to f16; e4m3/e5m2 products sum exactly (in f64: few
- * significant bits) and round once to D; f64 is a fused multiply-add chain.
- * f32 NaN results are 0x7fffffff. */
+ * significant bits) and round once to D; f64 is a fused multiply-add chain
+ * in which the first NaN stays (an input's, or an invalid operation's
+ * 0xfff8000000000000).  f32 NaN results are 0x7fffffff. */
 #include "lower_internal.h"
 
 #include <math.h>
@@ -112,15 +113,30 @@ static LLVMValueRef aligned_sum(fn *F, const mma_shape *s, LLVMValueRef a, LLVMV
     return LLVMBuildSelect(b, finite, r, LLVMBuildFPTrunc(b, plain, LLVMTypeOf(c), ""), "");
 }
 
+/* The NaN an f64 multiply-add step leaves: a NaN input of the product
+ * first, then the NaN sum so far; else the step's value (an invalid
+ * operation makes 0xfff8...).  (The GPU agrees but for the sign of some
+ * NaNs where both kinds meet.) */
+static LLVMValueRef f64_nan_step(fn *F, LLVMValueRef a, LLVMValueRef b, LLVMValueRef acc, LLVMValueRef next)
+{
+    LLVMBuilderRef bld = F->L->b;
+    LLVMValueRef r = LLVMBuildSelect(bld, LLVMBuildFCmp(bld, LLVMRealUNO, acc, acc, ""), acc, next, "");
+    return LLVMBuildSelect(bld, LLVMBuildFCmp(bld, LLVMRealUNO, a, b, ""), LLVMBuildFMul(bld, a, b, ""), r, "");
+}
+
 static LLVMValueRef chain_sum(fn *F, const mma_shape *s, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c, bool c_last)
 {
+    LLVMBuilderRef bld = F->L->b;
     LLVMValueRef acc = c_last ? LLVMConstNull(LLVMTypeOf(c)) : c;
     for (unsigned k = 0; k < s->k; k++) {
         LLVMValueRef ak, bk;
         mma_rank1(F, s, a, b, k, &ak, &bk);
-        acc = fma_n(F, ak, bk, acc);
+        LLVMValueRef next = fma_n(F, ak, bk, acc);
+        if (s->d == PTX_TYPE_F64)
+            next = f64_nan_step(F, ak, bk, acc, next);
+        acc = next;
     }
-    return c_last ? LLVMBuildFAdd(F->L->b, acc, c, "") : acc;
+    return c_last ? LLVMBuildFAdd(bld, acc, c, "") : acc;
 }
 
 static LLVMValueRef exact_sum(fn *F, const mma_shape *s, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c)
