@@ -238,6 +238,12 @@ LLVMValueRef mma_product(fn *F, const mma_shape *s, LLVMValueRef a, LLVMValueRef
 void mma_rank1(fn *F, const mma_shape *s, LLVMValueRef a, LLVMValueRef b, unsigned k, LLVMValueRef *ak,
                LLVMValueRef *bk);
 LLVMValueRef mma_splat(LLVMValueRef c, unsigned n);
+/* The same for result elements [first, first + count) only; elements
+ * [first, first + count) of v; parts of equal length end to end. */
+void mma_rank1_part(fn *F, const mma_shape *s, LLVMValueRef a, LLVMValueRef b, unsigned k, unsigned first,
+                    unsigned count, LLVMValueRef *ak, LLVMValueRef *bk);
+LLVMValueRef mma_part(fn *F, LLVMValueRef v, unsigned first, unsigned count);
+LLVMValueRef mma_join(fn *F, const LLVMValueRef *parts, unsigned n);
 mma_sum mma_default_sum(const mma_shape *s); /* what mma.sync's m16n8k* forms do */
 /* lower_mma_float.c */
 LLVMValueRef mma_float_product(fn *F, const mma_shape *s, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c);

@@ -195,23 +195,44 @@ void mma_scatter(fn *F, LLVMValueRef matrix, const unsigned *pos, unsigned nelem
 
 /* Column k of A broadcast along each row of the MxN result, and row k of
  * B broadcast down each column, batch after batch. */
+void mma_rank1_part(fn *F, const mma_shape *s, LLVMValueRef a, LLVMValueRef b, unsigned k, unsigned first,
+                    unsigned count, LLVMValueRef *ak, LLVMValueRef *bk)
+{
+    unsigned *ia = malloc(count * sizeof *ia), *ib = malloc(count * sizeof *ib);
+    if (!ia || !ib)
+        abort();
+    for (unsigned p = 0; p < count; p++) {
+        unsigned o = first + p, q = o / (s->m * s->n), i = o / s->n % s->m, j = o % s->n;
+        ia[p] = (q * s->m + i) * s->k + k;
+        ib[p] = (q * s->k + k) * s->n + j;
+    }
+    *ak = pick(F, a, ia, count);
+    *bk = pick(F, b, ib, count);
+    free(ia);
+    free(ib);
+}
+
 void mma_rank1(fn *F, const mma_shape *s, LLVMValueRef a, LLVMValueRef b, unsigned k, LLVMValueRef *ak,
                LLVMValueRef *bk)
 {
-    unsigned n = s->batch * s->m * s->n;
-    unsigned *ia = malloc(n * sizeof *ia), *ib = malloc(n * sizeof *ib);
-    if (!ia || !ib)
+    mma_rank1_part(F, s, a, b, k, 0, s->batch * s->m * s->n, ak, bk);
+}
+
+LLVMValueRef mma_part(fn *F, LLVMValueRef v, unsigned first, unsigned count)
+{
+    unsigned *idx = malloc(count * sizeof *idx);
+    if (!idx)
         abort();
-    for (unsigned q = 0, p = 0; q < s->batch; q++)
-        for (unsigned i = 0; i < s->m; i++)
-            for (unsigned j = 0; j < s->n; j++, p++) {
-                ia[p] = (q * s->m + i) * s->k + k;
-                ib[p] = (q * s->k + k) * s->n + j;
-            }
-    *ak = pick(F, a, ia, n);
-    *bk = pick(F, b, ib, n);
-    free(ia);
-    free(ib);
+    for (unsigned i = 0; i < count; i++)
+        idx[i] = first + i;
+    LLVMValueRef r = pick(F, v, idx, count);
+    free(idx);
+    return r;
+}
+
+LLVMValueRef mma_join(fn *F, const LLVMValueRef *parts, unsigned n)
+{
+    return concat(F, parts, n);
 }
 
 static LLVMValueRef int_product(fn *F, const mma_shape *s, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c)

@@ -8,7 +8,8 @@
  * exponents (a product of significands in [1, 4) takes two integer bits);
  * every term is truncated toward zero to a multiple of 2^(E - 27), the
  * truncated terms add exactly, and the sum is rounded toward zero to f32.
- * A NaN or infinite term makes the plain sum's NaN or infinity.
+ * A NaN or infinite term makes the plain sum's NaN or infinity (the scaled
+ * finite terms vanish beside it).
  *
  * Other forms: m8n8k4 .f16 adds the products in k order in f32 (round to
  * nearest) from zero, then C; an f16 D is the f32 fused multiply-add chain
@@ -80,12 +81,81 @@ static LLVMValueRef narrow_rz(fn *F, LLVMValueRef d)
     return LLVMBuildBitCast(b, LLVMBuildSelect(b, away, less, bits, ""), vf, "");
 }
 
-static LLVMValueRef aligned_sum(fn *F, const mma_shape *s, LLVMValueRef a, LLVMValueRef bm, LLVMValueRef c)
+/* Elements [first, first + n) of the result, in f64: the scaled products
+ * are exact, truncate, and add exactly (below 2^32). */
+static LLVMValueRef aligned_part_f64(fn *F, const mma_shape *s, LLVMValueRef ad, LLVMValueRef bd, LLVMValueRef c,
+                                     LLVMValueRef e, unsigned first)
 {
     lw *L = F->L;
     LLVMBuilderRef b = L->b;
     unsigned n = LLVMGetVectorSize(LLVMTypeOf(c));
     LLVMTypeRef vd = vec_n(L->f64, n);
+    LLVMValueRef up = pow2(F, e, -1, ALIGN_BITS), down = pow2(F, e, 1, -ALIGN_BITS);
+    LLVMValueRef acc = LLVMBuildFMul(b, LLVMBuildFPExt(b, c, vd, ""), up, "");
+    acc = call_intrinsic(L, "llvm.trunc", &vd, 1, &acc, 1);
+    for (unsigned k = 0; k < s->k; k++) {
+        LLVMValueRef ak, bk;
+        mma_rank1_part(F, s, ad, bd, k, first, n, &ak, &bk);
+        LLVMValueRef t = LLVMBuildFMul(b, LLVMBuildFMul(b, ak, bk, ""), up, "");
+        acc = LLVMBuildFAdd(b, acc, call_intrinsic(L, "llvm.trunc", &vd, 1, &t, 1), "");
+    }
+    /* an infinite or NaN term makes acc what the plain sum would be */
+    return narrow_rz(F, LLVMBuildFMul(b, acc, down, ""));
+}
+
+/* The same for f16 inputs, in f32: a product (22 bits) is exact in f32,
+ * scaled it truncates to an integer below 2^27, and up to 15 of those add
+ * exactly in 32 bits.  The plain f32 sum stands for infinite and NaN
+ * terms (finite f16 products cannot overflow it); where every product is
+ * zero and C is below the f32 scale's range, the result is C. */
+static LLVMValueRef aligned_part_f16(fn *F, const mma_shape *s, LLVMValueRef a, LLVMValueRef bm, LLVMValueRef c,
+                                     LLVMValueRef e, unsigned first)
+{
+    lw *L = F->L;
+    LLVMBuilderRef b = L->b;
+    unsigned n = LLVMGetVectorSize(LLVMTypeOf(c));
+    LLVMTypeRef vf = vec_n(L->f32, n), vi = vec_n(L->i32, n), vd = vec_n(L->f64, n);
+    LLVMValueRef low = mma_splat(const_i32(L, (uint32_t)-100), n);
+    LLVMValueRef tiny = LLVMBuildICmp(b, LLVMIntSLT, e, low, "");
+    LLVMValueRef x = LLVMBuildSub(b, mma_splat(const_i32(L, 127 + ALIGN_BITS), n), imax(F, e, low), "");
+    LLVMValueRef up = LLVMBuildBitCast(b, LLVMBuildShl(b, x, mma_splat(const_i32(L, 23), n), ""), vf, "");
+    LLVMValueRef sums[8], plain = c;
+    unsigned nsums = 1, terms = 1;
+    sums[0] = LLVMBuildFPToSI(b, LLVMBuildFMul(b, c, up, ""), vi, "");
+    for (unsigned k = 0; k < s->k; k++) {
+        LLVMValueRef ak, bk;
+        mma_rank1_part(F, s, a, bm, k, first, n, &ak, &bk);
+        LLVMValueRef p = LLVMBuildFMul(b, ak, bk, "");
+        plain = LLVMBuildFAdd(b, plain, p, "");
+        LLVMValueRef t = LLVMBuildFPToSI(b, LLVMBuildFMul(b, p, up, ""), vi, "");
+        if (terms == 15) { /* 15 terms below 2^27 stay below 2^31 */
+            sums[nsums++] = t;
+            terms = 1;
+            continue;
+        }
+        sums[nsums - 1] = LLVMBuildAdd(b, sums[nsums - 1], t, "");
+        terms++;
+    }
+    LLVMValueRef d = LLVMBuildSIToFP(b, sums[0], vd, "");
+    for (unsigned i = 1; i < nsums; i++)
+        d = LLVMBuildFAdd(b, d, LLVMBuildSIToFP(b, sums[i], vd, ""), "");
+    LLVMValueRef r = narrow_rz(F, LLVMBuildFMul(b, d, pow2(F, e, 1, -ALIGN_BITS), ""));
+    LLVMValueRef inf = mma_splat(LLVMConstReal(L->f32, INFINITY), n);
+    LLVMValueRef finite = LLVMBuildFCmp(b, LLVMRealOLT, call_intrinsic(L, "llvm.fabs", &vf, 1, &plain, 1), inf, "");
+    r = LLVMBuildSelect(b, finite, r, plain, "");
+    return LLVMBuildSelect(b, tiny, c, r, "");
+}
+
+/* Result elements per part: the sums, scales and a product of a part stay
+ * in vector registers (64 f32 lanes: 4 AVX-512 registers each). */
+#define PART_F32 64
+#define PART_F64 32
+
+static LLVMValueRef aligned_sum(fn *F, const mma_shape *s, LLVMValueRef a, LLVMValueRef bm, LLVMValueRef c)
+{
+    lw *L = F->L;
+    LLVMBuilderRef b = L->b;
+    unsigned n = LLVMGetVectorSize(LLVMTypeOf(c));
     /* the scale: exponents of A and B once, broadcast like the values */
     LLVMValueRef ea = exponent_of(F, a), eb = exponent_of(F, bm), e = exponent_of(F, c);
     for (unsigned k = 0; k < s->k; k++) {
@@ -94,23 +164,21 @@ static LLVMValueRef aligned_sum(fn *F, const mma_shape *s, LLVMValueRef a, LLVMV
         e = imax(F, e, LLVMBuildAdd(b, eak, ebk, ""));
     }
     e = imax(F, e, mma_splat(const_i32(L, (uint32_t)-900), n)); /* all zero: any scale in range */
-    LLVMValueRef up = pow2(F, e, -1, ALIGN_BITS), down = pow2(F, e, 1, -ALIGN_BITS);
-    LLVMValueRef cd = LLVMBuildFPExt(b, c, vd, "");
-    LLVMValueRef acc = call_intrinsic(L, "llvm.trunc", &vd, 1, (LLVMValueRef[]){LLVMBuildFMul(b, cd, up, "")}, 1);
-    LLVMValueRef plain = cd;
-    for (unsigned k = 0; k < s->k; k++) {
-        LLVMValueRef ak, bk;
-        mma_rank1(F, s, a, bm, k, &ak, &bk);
-        LLVMValueRef p = LLVMBuildFMul(b, LLVMBuildFPExt(b, ak, vd, ""), LLVMBuildFPExt(b, bk, vd, ""), "");
-        LLVMValueRef t = call_intrinsic(L, "llvm.trunc", &vd, 1, (LLVMValueRef[]){LLVMBuildFMul(b, p, up, "")}, 1);
-        acc = LLVMBuildFAdd(b, acc, t, "");
-        plain = LLVMBuildFAdd(b, plain, p, "");
+    bool f16 = s->a == PTX_TYPE_F16;
+    unsigned part = f16 ? PART_F32 : PART_F64, nparts = (n + part - 1) / part;
+    if (n % part)
+        part = n, nparts = 1;
+    LLVMValueRef ad = a, bd = bm, parts[16];
+    if (!f16) { /* widened once, before the broadcasts (f32 -> f64 is exact) */
+        ad = LLVMBuildFPExt(b, a, vec_n(L->f64, LLVMGetVectorSize(LLVMTypeOf(a))), "");
+        bd = LLVMBuildFPExt(b, bm, vec_n(L->f64, LLVMGetVectorSize(LLVMTypeOf(bm))), "");
     }
-    LLVMValueRef r = narrow_rz(F, LLVMBuildFMul(b, acc, down, ""));
-    /* infinities and NaNs: the plain sum's (|plain| < inf for finite terms) */
-    LLVMValueRef inf = mma_splat(LLVMConstReal(L->f64, INFINITY), n);
-    LLVMValueRef finite = LLVMBuildFCmp(b, LLVMRealOLT, call_intrinsic(L, "llvm.fabs", &vd, 1, &plain, 1), inf, "");
-    return LLVMBuildSelect(b, finite, r, LLVMBuildFPTrunc(b, plain, LLVMTypeOf(c), ""), "");
+    for (unsigned i = 0; i < nparts; i++) {
+        LLVMValueRef cp = mma_part(F, c, i * part, part), ep = mma_part(F, e, i * part, part);
+        parts[i] = f16 ? aligned_part_f16(F, s, ad, bd, cp, ep, i * part)
+                       : aligned_part_f64(F, s, ad, bd, cp, ep, i * part);
+    }
+    return nparts == 1 ? parts[0] : mma_join(F, parts, nparts);
 }
 
 /* The NaN an f64 multiply-add step leaves: a NaN input of the product
