@@ -23,34 +23,40 @@
 
 enum { OPD_A, OPD_B, OPD_C, OPD_D };
 
+/* m8n8k4 .f16: element i of `lane` in operand w of its quad pair's product. */
+static void quad_pair_pos(const ptx_mma_form *f, int w, unsigned lane, unsigned i, unsigned *row, unsigned *col)
+{
+    unsigned t = lane % 4, h = lane >= 16 ? 4 : 0;
+    switch (w) {
+    case OPD_A:
+        *row = f->a_col ? i + h : t + h;
+        *col = f->a_col ? t : i;
+        return;
+    case OPD_B:
+        *row = f->b_col ? i : t;
+        *col = f->b_col ? t + h : i + h;
+        return;
+    default:
+        if ((w == OPD_C ? f->c : f->d) == PTX_TYPE_F16) {
+            *row = t + h;
+            *col = i;
+        } else {
+            *row = (t & 1) + (i & 2) + h;
+            *col = (t & 2) + (i & 1) + (i & 4);
+        }
+        return;
+    }
+}
+
 /* Where element i of `lane` sits in operand w: batch, row, column. */
 static void frag_pos(const ptx_mma_form *f, int w, unsigned lane, unsigned i, unsigned *q, unsigned *row,
                      unsigned *col)
 {
     unsigned g = lane / 4, t = lane % 4;
-    *q = 0;
+    *q = f->quad_pairs ? g % 4 : 0;
     if (f->quad_pairs) {
-        unsigned h = lane >= 16 ? 4 : 0;
-        *q = g % 4;
-        switch (w) {
-        case OPD_A:
-            *row = f->a_col ? i + h : t + h;
-            *col = f->a_col ? t : i;
-            return;
-        case OPD_B:
-            *row = f->b_col ? i : t;
-            *col = f->b_col ? t + h : i + h;
-            return;
-        default:
-            if ((w == OPD_C ? f->c : f->d) == PTX_TYPE_F16) {
-                *row = t + h;
-                *col = i;
-            } else {
-                *row = (t & 1) + (i & 2) + h;
-                *col = (t & 2) + (i & 1) + (i & 4);
-            }
-            return;
-        }
+        quad_pair_pos(f, w, lane, i, row, col);
+        return;
     }
     unsigned p = mma_elems_per_reg(w == OPD_A ? f->a : f->b), r = i / p, e = i % p;
     switch (w) {
