@@ -12,10 +12,11 @@
  * finite terms vanish beside it).
  *
  * Other forms: m8n8k4 .f16 adds the products in k order in f32 (round to
- * nearest) from zero, then C; an f16 D is the f32 fused multiply-add chain
- * onto C rounded once to f16; e4m3/e5m2 products sum exactly (in f64: few
- * significant bits) and round once to D; f64 is a fused multiply-add chain
- * in which the first NaN stays (an input's, or an invalid operation's
+ * nearest) from zero, then C; the other f16 D forms are the f32 fused
+ * multiply-add chain onto C; an f16 D is rounded once, at the end;
+ * e4m3/e5m2 products sum exactly (in f64: few significant bits) and round
+ * once to D; f64 is a fused multiply-add chain whose NaNs are a product's
+ * NaN input first, then the sum's (an invalid operation makes
  * 0xfff8000000000000).  f32 NaN results are 0x7fffffff. */
 #include "lower_internal.h"
 
@@ -53,7 +54,7 @@ static LLVMValueRef imax(fn *F, LLVMValueRef a, LLVMValueRef b)
     return LLVMBuildSelect(bld, LLVMBuildICmp(bld, LLVMIntSGT, a, b, ""), a, b, "");
 }
 
-/* 2^(bias_shift + sign * E) as f64, E an i32 vector in range. */
+/* 2^(shift + sign * E) as f64, E an i32 vector in range. */
 static LLVMValueRef pow2(fn *F, LLVMValueRef e, int sign, int shift)
 {
     lw *L = F->L;
