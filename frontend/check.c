@@ -898,6 +898,18 @@ static void check_cvt_pack(checker *c, const ptx_instr *in)
         check_value(c, &in->opds[3], PTX_TYPE_B32, SRC, true);
 }
 
+/* .s4 .u4 .b1 are element types of the matrix products only. */
+static void check_subbyte_types(checker *c, const ptx_instr *in)
+{
+    bool matrix = in->op == PTX_OP_MMA || in->op == PTX_OP_WMMA_LOAD || in->op == PTX_OP_WMMA_MMA ||
+                  in->op == PTX_OP_WMMA_STORE;
+    for (uint32_t i = 0; i < in->ntypes && !matrix; i++)
+        if (!ptx_type_size((ptx_type)in->types[i])) {
+            ERR(c, in->loc, ".%s is only an element type of mma and wmma", ptx_type_name((ptx_type)in->types[i]));
+            return;
+        }
+}
+
 static void check_instr(checker *c, ptx_instr *in)
 {
     uint32_t before = c->errors;
@@ -911,6 +923,9 @@ static void check_instr(checker *c, ptx_instr *in)
     if (c->errors != before)
         return; /* one report per instruction for undeclared names */
     expand_vector_regs(c, in);
+    check_subbyte_types(c, in);
+    if (c->errors != before)
+        return;
     check_shape(c, in);
     check_operand_marks(c, in);
     if (c->errors != before)
@@ -939,7 +954,7 @@ static void check_instr(checker *c, ptx_instr *in)
         check_setmaxnreg(c, in);
     else if (in->op == PTX_OP_CVT_PACK)
         check_cvt_pack(c, in);
-    else
+    else if (!check_matrix(c, in))
         check_texture(c, in);
     check_forms(c, in);
 }
@@ -991,6 +1006,9 @@ static void check_var_decl(checker *c, const ptx_var *v, bool module_scope)
         ERR(c, v->loc, "only .global and .const variables can have initializers");
     if (v->init && (v->linkage & PTX_LINK_EXTERN))
         ERR(c, v->loc, "an .extern variable cannot have an initializer");
+    if (!ptx_type_size(v->type))
+        ERR(c, v->loc, "'%s': .%s is only an element type of mma and wmma", v->name,
+            ptx_type_name(v->type));
     if (v->type == PTX_TYPE_PRED && v->space != PTX_SP_REG)
         ERR(c, v->loc, ".pred variables must be registers");
     if (v->vec && v->vec * ptx_type_size(v->type) > 16)

@@ -27,6 +27,9 @@ void check_pred(checker *c, const ptx_operand *o, role r);
 
 /* check_forms.c: type and target rules of ordinary instructions */
 void check_forms(checker *c, const ptx_instr *in);
+/* check_mma.c: mma.sync, ldmatrix, stmatrix, movmatrix (false: another instruction) */
+bool check_matrix(checker *c, const ptx_instr *in);
+
 /* check_tex.c: tex, tld4, txq, suld, sust, sured, suq, istypep (others: nothing) */
 void check_texture(checker *c, const ptx_instr *in);
 /* The initializer of a .texref/.samplerref/.surfref variable; false for

@@ -337,4 +337,24 @@ ptx_sreg ptx_sreg_lookup(const char *s, size_t n, uint32_t *index);
 
 const char *ptx_space_name(ptx_space s);
 
+/* ---- mma.sync forms (mma_form.c) ---- */
+
+/* One mma.sync form: D (MxN) = A (MxK) * B (KxN) + C.  Per lane, operand
+ * w (A, B, C, D) holds elems[w] elements in nregs[w] registers of
+ * regbytes[w] bytes, lowest element in the lowest bits. */
+typedef struct ptx_mma_form {
+    uint16_t m, n, k;
+    ptx_type a, b, c, d;
+    bool quad_pairs;   /* m8n8k4 .f16: four products, one per quad pair of lanes */
+    bool a_col, b_col; /* column-major A, B (only m8n8k4 .f16 differs from .row.col) */
+    bool satfinite, and_popc;
+    uint8_t nregs[4], regbytes[4];
+    uint16_t elems[4];
+} ptx_mma_form;
+
+/* Fills *f and returns NULL when ptxas takes the mma instruction in for
+ * sm_90; otherwise returns why not. */
+const char *ptx_mma_form_of(const ptx_instr *in, ptx_mma_form *f);
+unsigned ptx_mma_elem_bits(ptx_type t); /* 1 for .b1, 4 for .s4/.u4 */
+
 #endif

@@ -42,6 +42,10 @@ bool is_sync_point(const ptx_instr *in)
     case PTX_OP_REDUX:
     case PTX_OP_ELECT:
     case PTX_OP_BAR_WARP_SYNC:
+    case PTX_OP_MMA: /* .sync.aligned: the whole warp meets */
+    case PTX_OP_LDMATRIX:
+    case PTX_OP_STMATRIX:
+    case PTX_OP_MOVMATRIX:
         return true;
     default:
         return false;

@@ -203,6 +203,55 @@ LLVMValueRef int_part(fn *F, LLVMValueRef x, unsigned k, unsigned w, bool sign);
 /* lower_tex.c: texture and surface instructions */
 bool lower_tex(fn *F, const ptx_instr *in, LLVMValueRef mask);
 uint64_t lower_sampler_bits(const ptx_init *in); /* a .samplerref initializer as a handle */
+/* lower_mma_core.c: the warp matrix product D = A * B + C (mma, wmma).
+ * A matrix is a flat row-major vector of its compute type (f32 for
+ * f16/bf16/tf32/e4m3/e5m2/f32, f64, i32 for integers and b1 words),
+ * `batch` matrices end to end (m8n8k4 .f16: one per quad pair). */
+/* How a float product sums (lower_mma_float.c): what an H200 does. */
+typedef enum mma_sum {
+    MMA_SUM_ALIGNED,  /* f16/bf16/tf32 -> f32: one fixed-point sum, truncated */
+    MMA_SUM_CHAIN,    /* fused multiply-adds in k order onto C (f64, f16 D) */
+    MMA_SUM_C_LAST,   /* f32 adds in k order from 0, then C (m8n8k4 .f16) */
+    MMA_SUM_EXACT,    /* the exact sum, rounded once to D (e4m3/e5m2) */
+} mma_sum;
+
+typedef struct mma_shape {
+    unsigned batch, m, n, k; /* k: elements (b1: 32-bit words) */
+    ptx_type a, b, c, d;     /* element types */
+    bool satfinite, and_popc;
+    mma_sum sum;
+} mma_shape;
+LLVMTypeRef mma_compute_type(lw *L, ptx_type t);
+unsigned mma_elems_per_reg(ptx_type t); /* b1: 1 (the word) */
+/* Registers (<32 x i32>, f64: <32 x i64>) -> elements of the compute type,
+ * elems[r * per + e]; and back, rounding f16/bf16 to nearest. */
+void mma_unpack(fn *F, const LLVMValueRef *regs, unsigned nregs, ptx_type t, LLVMValueRef *elems);
+void mma_pack(fn *F, const LLVMValueRef *elems, unsigned nregs, ptx_type t, LLVMValueRef *regs);
+/* Fragment elements -> matrix: position p comes from lane where[p] % 32
+ * of elems[where[p] / 32]; matrix -> fragment elements: element e of lane
+ * l comes from position pos[e * 32 + l]. */
+LLVMValueRef mma_gather(fn *F, const LLVMValueRef *elems, unsigned nelems, const unsigned *where, unsigned npos);
+void mma_scatter(fn *F, LLVMValueRef matrix, const unsigned *pos, unsigned nelems, LLVMValueRef *elems);
+LLVMValueRef mma_product(fn *F, const mma_shape *s, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c);
+/* Column k of A broadcast along the rows of the MxN result, row k of B
+ * down its columns; a splat of a constant to n elements. */
+void mma_rank1(fn *F, const mma_shape *s, LLVMValueRef a, LLVMValueRef b, unsigned k, LLVMValueRef *ak,
+               LLVMValueRef *bk);
+LLVMValueRef mma_splat(LLVMValueRef c, unsigned n);
+/* The same for result elements [first, first + count) only; elements
+ * [first, first + count) of v; parts of equal length end to end. */
+void mma_rank1_part(fn *F, const mma_shape *s, LLVMValueRef a, LLVMValueRef b, unsigned k, unsigned first,
+                    unsigned count, LLVMValueRef *ak, LLVMValueRef *bk);
+LLVMValueRef mma_part(fn *F, LLVMValueRef v, unsigned first, unsigned count);
+LLVMValueRef mma_join(fn *F, const LLVMValueRef *parts, unsigned n);
+mma_sum mma_default_sum(const mma_shape *s); /* what mma.sync's m16n8k* forms do */
+/* lower_mma_float.c */
+LLVMValueRef mma_float_product(fn *F, const mma_shape *s, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c);
+/* lower_mma.c: mma.sync, and dispatch of the matrix moves */
+bool lower_matrix(fn *F, const ptx_instr *in, LLVMValueRef mask);
+/* lower_matrix_move.c: ldmatrix, stmatrix, movmatrix */
+void lower_matrix_move(fn *F, const ptx_instr *in, LLVMValueRef mask);
+
 /* lower_video.c: scalar video instructions */
 bool lower_video(fn *F, const ptx_instr *in, LLVMValueRef mask);
 

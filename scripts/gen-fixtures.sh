@@ -43,7 +43,7 @@ FASTMATH_FILES="float_rounding lib_math"
 CLANG_FILES="async_copy atomics_global atomics_shared divergence double_math float_rounding grid3d
              half_bf16 image2d inline_asm int_intrinsics local_arrays malloc_assert memory_ordering
              printf_kernel recursion reduce_shared sgemm templates tensor_core vector_ops warp_shuffle
-             warp_vote texture"
+             warp_vote texture mma_sync"
 CLANG_ARCHES="80"
 CLANG_EXTRA_ARCH_FILES="warp_vote atomics_global" # also at sm_75 and sm_90
 
