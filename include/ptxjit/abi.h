@@ -172,6 +172,8 @@ enum { PTXJIT_SAMPLER_FILTER_SHIFT = 9, PTXJIT_SAMPLER_UNNORMALIZED_SHIFT = 10 }
                                    const void *args))                                             \
     X(ptxjit_rt_trap, void, (ptxjit_cta * cta, uint32_t line))                                     \
     X(ptxjit_rt_bulk_misaligned, void, (ptxjit_cta * cta, uint32_t line))                          \
+    X(ptxjit_rt_misaligned, void, (ptxjit_cta * cta, uint32_t line, uint64_t addr,                 \
+                                   uint32_t align))                                               \
     X(ptxjit_rt_assertfail, void, (ptxjit_cta * cta, uint32_t thread, const char *msg,             \
                                    const char *file, uint32_t line, const char *func))            \
     X(ptxjit_rt_clock64, uint64_t, (void))                                                         \
