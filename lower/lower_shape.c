@@ -37,6 +37,7 @@
 #define SHAPE_GUARD "ptxjit.shape.guard"
 #define SHAPE_LOAD "ptxjit.shape.load"
 #define SHAPE_STORE "ptxjit.shape.store"
+#define ALIGN_TEST "ptxjit.align.test"
 enum { MAX_GUARDS = 4, MAX_RUNS = 4 };
 
 /* ---- lowering side: the placeholders ---- */
@@ -82,6 +83,15 @@ void shape_store(fn *F, LLVMValueRef addrs, LLVMValueRef val, uint32_t align, LL
     LLVMValueRef f = placeholder(L, SHAPE_STORE, L->voidt, p, 4, LLVMGetElementType(LLVMTypeOf(val)));
     LLVMValueRef args[4] = {val, addrs, mask, const_i32(L, align)};
     call(L, f, args, 4);
+}
+
+LLVMValueRef shape_align_test(fn *F, LLVMValueRef addrs, LLVMValueRef mask, uint32_t align)
+{
+    lw *L = F->L;
+    LLVMTypeRef p[3] = {vec_of(L->i64), vec_of(L->i1), L->i32};
+    LLVMValueRef f = placeholder(L, ALIGN_TEST, L->i1, p, 3, NULL);
+    LLVMValueRef args[3] = {addrs, mask, const_i32(L, align)};
+    return call(L, f, args, 3);
 }
 
 /* ---- the analysis ---- */
@@ -1134,6 +1144,58 @@ static void rewrite(analysis *A, LLVMValueRef g)
         emit_known(A, s, c);
 }
 
+/* An alignment test: with a known shape, lane l's address is lane 0's
+ * plus off[l] (plus k[l] S), exactly in the low bits whatever the guards
+ * say (every step of a shape is exact modulo 2^32, and an alignment
+ * divides that), so when no offset has a low bit set, lane 0's address
+ * and S decide for every lane.  Otherwise the exact vector test. */
+static void resolve_align(analysis *A, LLVMValueRef c)
+{
+    lw *L = A->L;
+    LLVMValueRef addrs = LLVMGetOperand(c, 0), mask = LLVMGetOperand(c, 1);
+    uint32_t align = (uint32_t)LLVMConstIntGetZExtValue(LLVMGetOperand(c, 2));
+    if (A->mask != mask && A->masked) {
+        ptrmap_free(&A->memo);
+        A->masked = false;
+    }
+    A->mask = mask;
+    shape *s = analyze(A, addrs);
+    int64_t low = 0;
+    for (unsigned l = 0; l < W; l++)
+        low |= s->off[l];
+    LLVMPositionBuilderBefore(L->b, c);
+    LLVMValueRef bad;
+    if (s->state == S_KNOWN && !(low & (align - 1))) {
+        LLVMValueRef sx = shape_sym(L, s);
+        LLVMValueRef bits = lane0_value(L, addrs, s->off, s->k, sx, 64, shape_lane(L, s, mask));
+        if (sx && any_k(s->k))
+            bits = LLVMBuildOr(L->b, bits, LLVMBuildZExt(L->b, sx, L->i64, ""), "");
+        bits = LLVMBuildAnd(L->b, bits, const_i64(L, align - 1), "");
+        bad = LLVMBuildFreeze(L->b, LLVMBuildICmp(L->b, LLVMIntNE, bits, const_i64(L, 0), ""), "");
+    } else {
+        bad = misaligned_lanes(L, addrs, mask, align);
+    }
+    LLVMReplaceAllUsesWith(c, bad);
+    LLVMInstructionEraseFromParent(c);
+}
+
+/* The alignment tests of the module. */
+static LLVMValueRef *align_tests(LLVMModuleRef m, unsigned *count)
+{
+    LLVMValueRef f = LLVMGetNamedFunction(m, ALIGN_TEST), *calls = NULL;
+    unsigned n = 0;
+    for (LLVMUseRef u = f ? LLVMGetFirstUse(f) : NULL; u; u = LLVMGetNextUse(u))
+        n++;
+    calls = malloc((n ? n : 1) * sizeof *calls);
+    if (!calls)
+        abort();
+    n = 0;
+    for (LLVMUseRef u = f ? LLVMGetFirstUse(f) : NULL; u; u = LLVMGetNextUse(u))
+        calls[n++] = LLVMGetUser(u);
+    *count = n;
+    return calls;
+}
+
 /* Placeholders whose guard was false: their branch is dead. */
 static void drop_placeholder(LLVMValueRef c)
 {
@@ -1157,6 +1219,10 @@ void lower_shapes(lw *L, LLVMTargetMachineRef tm)
     for (unsigned i = 0; i < n; i++)
         rewrite(&A, calls[i]);
     free(calls);
+    calls = align_tests(L->mod, &n);
+    for (unsigned i = 0; i < n; i++)
+        resolve_align(&A, calls[i]);
+    free(calls);
     calls = placeholder_calls(L->mod, &n, false);
     for (unsigned i = 0; i < n; i++)
         drop_placeholder(calls[i]);
@@ -1170,7 +1236,7 @@ void lower_shapes(lw *L, LLVMTargetMachineRef tm)
     LLVMValueRef f = LLVMGetFirstFunction(L->mod);
     while (f) {
         LLVMValueRef next = LLVMGetNextFunction(f);
-        if (name_starts(f, "ptxjit.shape."))
+        if (name_starts(f, "ptxjit.shape.") || name_starts(f, ALIGN_TEST))
             LLVMDeleteFunction(f);
         f = next;
     }
