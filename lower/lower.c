@@ -620,6 +620,9 @@ static void lower_prologue(fn *F)
     LLVMBuildStore(L->b, const_i32(L, 0), F->bar_done);
     LLVMValueRef launch = load_field(F, F->cta, PTXJIT_CTA_GRID, L->ptr);
     F->shared_base = load_field(F, F->cta, PTXJIT_CTA_SHARED, L->ptr);
+    LLVMMetadataRef align = LLVMValueAsMetadata(const_i64(L, PTXJIT_SHARED_ALIGN));
+    LLVMSetMetadata(F->shared_base, LLVMGetMDKindIDInContext(L->ctx, "align", 5),
+                    LLVMMetadataAsValue(L->ctx, LLVMMDNodeInContext2(L->ctx, &align, 1)));
     if (F->is_entry) {
         F->params_base = load_field(F, launch, PTXJIT_GRID_PARAMS, L->ptr);
         LLVMValueRef nthreads = F->ntid[0] ? const_i32(L, F->ntid[0] * F->ntid[1] * F->ntid[2])

@@ -66,6 +66,9 @@ typedef struct ptxjit_warp_frame {
 #define PTXJIT_CTA_NWARPS 20
 #define PTXJIT_CTA_LINEAR 24
 #define PTXJIT_CTA_SHARED 32
+/* The CTA's shared window (ptxjit_cta.shared) starts at a multiple of this,
+ * which generated code may assume (alignment checks then fold away). */
+#define PTXJIT_SHARED_ALIGN 64
 #define PTXJIT_CTA_FRAMES 48
 #define PTXJIT_FRAME_RESUME 0
 #define PTXJIT_FRAME_OP 4
