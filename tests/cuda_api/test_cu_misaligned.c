@@ -136,6 +136,21 @@ static const char ptx[] =
     "  mul.wide.u32 %rd3, %r1, 4; add.u64 %rd5, %rd2, %rd3;\n"
     "  st.global.u32 [%rd5], %r3;\n"
     "  ret;\n"
+    "}\n"
+    /* out[tid] = p[tid] (a byte: any address will do) + 256 * the .v2.u8 pair
+     * at p + 2 tid + arg (two bytes: an even address) */
+    ".visible .entry bytes_v2_u8(.param .u64 p, .param .u64 out, .param .u32 arg)\n"
+    "{\n"
+    "  .reg .u16 %rs<4>; .reg .u32 %r<8>; .reg .u64 %rd<8>;\n"
+    "  ld.param.u64 %rd1, [p]; ld.param.u64 %rd2, [out]; ld.param.u32 %r2, [arg];\n"
+    "  mov.u32 %r1, %tid.x;\n"
+    "  cvt.u64.u32 %rd3, %r1; add.u64 %rd4, %rd1, %rd3; ld.global.u8 %r3, [%rd4];\n"
+    "  shl.b32 %r4, %r1, 1; add.u32 %r4, %r4, %r2; cvt.u64.u32 %rd5, %r4; add.u64 %rd5, %rd1, %rd5;\n"
+    "  ld.global.v2.u8 {%rs1, %rs2}, [%rd5];\n"
+    "  cvt.u32.u16 %r5, %rs1; cvt.u32.u16 %r6, %rs2; shl.b32 %r6, %r6, 8; or.b32 %r5, %r5, %r6;\n"
+    "  shl.b32 %r5, %r5, 8; or.b32 %r5, %r5, %r3;\n"
+    "  mul.wide.u32 %rd6, %r1, 4; add.u64 %rd6, %rd2, %rd6; st.global.u32 [%rd6], %r5;\n"
+    "  ret;\n"
     "}\n";
 
 enum { THREADS = 32, WORDS = 1024 };
@@ -298,6 +313,20 @@ static void test_st_local_u32(void **state)
     misaligned("st_local_u32", 0, 2);
 }
 
+/* Single bytes are never misaligned; a .v2.u8 needs an even address. */
+static void test_bytes(void **state)
+{
+    (void)state;
+    outcome res;
+    run("bytes_v2_u8", 1, 1, CUDA_SUCCESS, &res); /* bytes at odd addresses, pairs at even ones */
+    const uint8_t *bytes = (const uint8_t *)res.words; /* word i holds i, little-endian */
+    for (int t = 0; t < THREADS; t++) {
+        uint32_t b = 1 + (uint32_t)t, lo = 2 + 2 * (uint32_t)t, hi = lo + 1;
+        assert_int_equal(res.out[t], bytes[b] | (uint32_t)bytes[lo] << 8 | (uint32_t)bytes[hi] << 16);
+    }
+    misaligned("bytes_v2_u8", 1, 0);
+}
+
 /* After a fault the host goes on, and a new context runs kernels (on a
  * GPU only a new process would). */
 static void test_new_context_after_fault(void **state)
@@ -324,6 +353,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_inactive_lane_does_not_fault),
         cmocka_unit_test(test_red_and_volatile),
         cmocka_unit_test(test_st_local_u32),
+        cmocka_unit_test(test_bytes),
         cmocka_unit_test(test_new_context_after_fault),
     };
     CU_OK(cuInit(0));
