@@ -15,7 +15,9 @@
  * aligned (a shared variable at a constant offset) and merges where
  * accesses share a base (the fault path does not come back, so a test
  * that passed holds for the code after it).  Otherwise it is the exact
- * vector test below, on 32-bit lanes. */
+ * test below: an OR over the active lanes' low address bits in 32-bit
+ * lanes, or one scalar test where the lanes differ by multiples of the
+ * size (a base plus scaled indices). */
 #include "lower_internal.h"
 
 #include <string.h>
@@ -43,9 +45,9 @@ static bool low_zero(LLVMValueRef v, uint64_t m, unsigned depth)
 {
     if (LLVMIsAConstant(v))
         return const_lanes(v, multiple, m);
-    LLVMOpcode op = LLVMIsAInstruction(v) ? LLVMGetInstructionOpcode(v) : LLVMRet;
-    if (depth >= 6 || LLVMGetNumOperands(v) < 1)
+    if (depth >= 6 || !LLVMIsAInstruction(v) || LLVMGetNumOperands(v) < 1)
         return false;
+    LLVMOpcode op = LLVMGetInstructionOpcode(v);
     LLVMValueRef a = LLVMGetOperand(v, 0), b = LLVMGetNumOperands(v) > 1 ? LLVMGetOperand(v, 1) : NULL;
     switch (op) {
     case LLVMZExt: case LLVMSExt: case LLVMTrunc:
