@@ -15,7 +15,7 @@
 #include "cu_test.h"
 
 static const char ptx[] =
-    ".version 7.0\n"
+    ".version 7.7\n"
     ".target sm_70\n"
     ".address_size 64\n"
     /* out[tid] = *p: every lane one address */
@@ -135,6 +135,17 @@ static const char ptx[] =
     "  ld.local.u32 %r3, [%rd1];\n"
     "  mul.wide.u32 %rd3, %r1, 4; add.u64 %rd5, %rd2, %rd3;\n"
     "  st.global.u32 [%rd5], %r3;\n"
+    "  ret;\n"
+    "}\n"
+    /* out[tid] = tid, out read through a generic pointer to the parameter
+     * itself (as __grid_constant__ parameters are): parameters are aligned */
+    ".visible .entry param_generic(.param .u64 p, .param .u64 out, .param .u32 arg)\n"
+    "{\n"
+    "  .reg .u32 %r<4>; .reg .u64 %rd<8>;\n"
+    "  mov.b64 %rd1, out; cvta.param.u64 %rd2, %rd1; ld.u64 %rd3, [%rd2];\n"
+    "  mov.u32 %r1, %tid.x;\n"
+    "  mul.wide.u32 %rd4, %r1, 4; add.u64 %rd5, %rd3, %rd4;\n"
+    "  st.global.u32 [%rd5], %r1;\n"
     "  ret;\n"
     "}\n"
     /* out[tid] = p[tid] (a byte: any address will do) + 256 * the .v2.u8 pair
@@ -327,6 +338,15 @@ static void test_bytes(void **state)
     misaligned("bytes_v2_u8", 1, 0);
 }
 
+static void test_parameter_through_generic(void **state)
+{
+    (void)state;
+    outcome res;
+    run("param_generic", 0, 0, CUDA_SUCCESS, &res);
+    for (int t = 0; t < THREADS; t++)
+        assert_int_equal(res.out[t], t);
+}
+
 /* After a fault the host goes on, and a new context runs kernels (on a
  * GPU only a new process would). */
 static void test_new_context_after_fault(void **state)
@@ -354,6 +374,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_red_and_volatile),
         cmocka_unit_test(test_st_local_u32),
         cmocka_unit_test(test_bytes),
+        cmocka_unit_test(test_parameter_through_generic),
         cmocka_unit_test(test_new_context_after_fault),
     };
     CU_OK(cuInit(0));
