@@ -8,7 +8,8 @@
  *   - shared -> global through bulk groups, with and without a cache
  *     policy operand, commit_group, wait_group{.read}, prefetch;
  *   - misaligned copies (cp.async at less than its size, cp.async.bulk
- *     off 16 bytes) fail the launch with a misaligned address;
+ *     off 16 bytes) and mbarrier objects (off 8) fail the launch with a
+ *     misaligned address;
  *   - forms that are not valid or that need clusters of more than one CTA
  *     are load errors naming the line;
  *   - the fixture tests/cuda/bulk_async.cu as nvcc compiles it for sm_75,
@@ -167,6 +168,20 @@ static const char async_src[] = HEADER
     "  ret;\n"
     "}\n";
 
+/* An mbarrier at byte `off` of an 8-aligned shared buffer: initialized
+ * and arrived on by thread 0. */
+static const char mbar_src[] = HEADER
+    ".visible .entry mbar_at(.param .u64 off, .param .u64 out)\n"
+    "{\n"
+    "  .reg .pred %p1; .reg .b32 %r<4>; .reg .b64 %rd<4>;\n"
+    "  .shared .align 8 .b8 bars[32];\n"
+    "  ld.param.u64 %rd1, [off]; cvt.u32.u64 %r1, %rd1; mov.u32 %r2, bars; add.u32 %r2, %r2, %r1;\n"
+    "  mov.u32 %r3, %tid.x; setp.eq.u32 %p1, %r3, 0;\n"
+    "  @%p1 mbarrier.init.shared::cta.b64 [%r2], 1;\n"
+    "  @%p1 mbarrier.arrive.shared::cta.b64 %rd2, [%r2];\n"
+    "  ret;\n"
+    "}\n";
+
 static void expect_misaligned(ptxjit_module *m, const char *name, const void *params, const char *what)
 {
     char err[512] = "";
@@ -177,7 +192,7 @@ static void expect_misaligned(ptxjit_module *m, const char *name, const void *pa
 }
 
 /* cp.async: source and destination aligned to the copy's size;
- * cp.async.bulk: addresses (and size) multiples of 16. */
+ * cp.async.bulk: addresses (and size) multiples of 16; an mbarrier: 8. */
 static void test_misaligned_copies(void **state)
 {
     (void)state;
@@ -195,6 +210,12 @@ static void test_misaligned_copies(void **state)
     m = load(s2g_src);
     struct { void *out; uint64_t pol; } q = {(char *)out + 8, 0};
     expect_misaligned(m, "s2g", &q, "multiple of 16 bytes");
+    ptxjit_module_unload(m);
+    m = load(mbar_src); /* an mbarrier object is a .b64 */
+    struct { uint64_t off; void *out; } b = {8, out};
+    launch(m, "mbar_at", 1, 64, &b);
+    b.off = 4;
+    expect_misaligned(m, "mbar_at", &b, "8-byte access");
     ptxjit_module_unload(m);
 }
 
