@@ -575,6 +575,7 @@ ptxjit_status ptxjit_launch_with(ptxjit_ctx *c, const ptxjit_kernel *k,
     case RT_ERR_FAULT: return PTXJIT_ERR_FAULT;
     case RT_ERR_TRAP: return PTXJIT_ERR_TRAP;
     case RT_ERR_ASSERT: return PTXJIT_ERR_ASSERT;
+    case RT_ERR_MISALIGNED: return PTXJIT_ERR_MISALIGNED;
     default: return PTXJIT_ERR_NOMEM;
     }
 }

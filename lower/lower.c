@@ -166,19 +166,6 @@ void ptrmap_free(ptrmap *m)
 
 /* ---- module variables ---- */
 
-static uint64_t var_size(const ptx_var *v)
-{
-    uint64_t n = ptx_type_size(v->type) * (v->vec ? v->vec : 1);
-    for (uint32_t i = 0; i < v->ndims; i++)
-        n *= v->dims[i] ? v->dims[i] : 1;
-    return n;
-}
-
-static uint32_t var_align(const ptx_var *v)
-{
-    return v->align ? v->align : ptx_type_size(v->type) * (v->vec ? v->vec : 1);
-}
-
 /* An initializer flattened to bytes plus address relocations. */
 typedef struct reloc {
     uint64_t pos;
@@ -333,7 +320,7 @@ static void declare_module_var(lw *L, const ptx_var *v, uint64_t size)
 {
     char *sym = prefixed_symbol(LOWER_VAR_PREFIX, v->name);
     LLVMValueRef g = LLVMAddGlobal(L->mod, LLVMArrayType2(L->i8, size), sym ? sym : v->name);
-    LLVMSetAlignment(g, var_align(v) < 16 ? 16 : var_align(v));
+    LLVMSetAlignment(g, decl_align(v) < 16 ? 16 : decl_align(v));
     free(sym);
     record_global(L, v, strdup(LLVMGetValueName(g)), size);
     ptrmap_put(&L->globals, v, g);
@@ -341,13 +328,13 @@ static void declare_module_var(lw *L, const ptx_var *v, uint64_t size)
 
 static void lower_module_var(lw *L, const ptx_var *v)
 {
-    uint64_t size = var_size(v);
+    uint64_t size = decl_size(v);
     if (v->space == PTX_SP_SHARED) {
         if (ptrmap_get(&L->shared_off, v))
             return; /* laid out up front (layout_function_vars) */
         if (L->opts.kernel && !ptrmap_get(L->need, v))
             return; /* another kernel's: not in this one's window (shared_bytes) */
-        uint32_t align = var_align(v) < 16 ? 16 : var_align(v);
+        uint32_t align = decl_align(v) < 16 ? 16 : decl_align(v);
         if (v->linkage & PTX_LINK_EXTERN) { /* dynamic shared memory */
             if (align > L->dyn_smem_align)
                 L->dyn_smem_align = align;
@@ -380,7 +367,7 @@ static void lower_module_var(lw *L, const ptx_var *v)
     char *sym = prefixed_symbol(LOWER_VAR_PREFIX, v->name);
     LLVMValueRef g = LLVMAddGlobal(L->mod, LLVMTypeOf(init), sym ? sym : v->name);
     LLVMSetInitializer(g, init);
-    LLVMSetAlignment(g, var_align(v) < 16 ? 16 : var_align(v));
+    LLVMSetAlignment(g, decl_align(v) < 16 ? 16 : decl_align(v));
     /* LLVM renames a clash (function-scope statics of the same name). */
     free(sym);
     record_global(L, v, strdup(LLVMGetValueName(g)), size);
@@ -534,8 +521,9 @@ void lower_instr(fn *F, const ptx_instr *in)
 static void lower_local_decl(fn *F, const ptx_var *v)
 {
     if (v->space == PTX_SP_LOCAL) {
-        uint64_t size = var_size(v);
-        LLVMValueRef a = entry_alloca(F, LLVMArrayType2(F->L->i8, size * W), v->name);
+        LLVMValueRef a = entry_alloca(F, LLVMArrayType2(F->L->i8, lane_stride(v) * W), v->name);
+        if (decl_align(v) > 64)
+            LLVMSetAlignment(a, decl_align(v));
         ptrmap_put(&F->locals, v, a);
     } else if (v->space == PTX_SP_PARAM) {
         param_storage(F, v);
@@ -632,6 +620,9 @@ static void lower_prologue(fn *F)
     LLVMBuildStore(L->b, const_i32(L, 0), F->bar_done);
     LLVMValueRef launch = load_field(F, F->cta, PTXJIT_CTA_GRID, L->ptr);
     F->shared_base = load_field(F, F->cta, PTXJIT_CTA_SHARED, L->ptr);
+    LLVMMetadataRef align = LLVMValueAsMetadata(const_i64(L, PTXJIT_SHARED_ALIGN));
+    LLVMSetMetadata(F->shared_base, LLVMGetMDKindIDInContext(L->ctx, "align", 5),
+                    LLVMMetadataAsValue(L->ctx, LLVMMDNodeInContext2(L->ctx, &align, 1)));
     if (F->is_entry) {
         F->params_base = load_field(F, launch, PTXJIT_GRID_PARAMS, L->ptr);
         LLVMValueRef nthreads = F->ntid[0] ? const_i32(L, F->ntid[0] * F->ntid[1] * F->ntid[2])
@@ -803,8 +794,8 @@ static uint32_t add_shared(uint32_t n, const ptx_var *v, const ptrmap *used)
 {
     if (v->space != PTX_SP_SHARED || (v->linkage & PTX_LINK_EXTERN) || !ptrmap_get(used, v))
         return n;
-    uint32_t align = var_align(v) < 16 ? 16 : var_align(v);
-    return ((n + align - 1) & ~(align - 1)) + (uint32_t)var_size(v);
+    uint32_t align = decl_align(v) < 16 ? 16 : decl_align(v);
+    return ((n + align - 1) & ~(align - 1)) + (uint32_t)decl_size(v);
 }
 
 /* A kernel's static shared memory: the .shared variables it and its

@@ -438,6 +438,7 @@ bool lower_atomic(fn *F, const ptx_instr *in, LLVMValueRef mask)
     o.shared = is_shared_space(sp);
     o.generic = !sp;
     o.addrs = address_of(F, in, &in->opds[in->op == PTX_OP_ATOM ? 1 : 0], sp);
+    check_alignment(F, in, o.addrs, mask, o.size * o.nvec);
     if (o.generic && o.t == PTX_TYPE_F32) {
         LLVMValueRef dyn = LLVMBuildExtractElement(L->b, F->sregs[PTX_SREG_DYNAMIC_SMEM_SIZE][0], const_i32(L, 0), "");
         o.win_end = LLVMBuildAdd(L->b, dyn_smem_offset(L), LLVMBuildZExt(L->b, dyn, L->i64, ""), "");

@@ -12,13 +12,15 @@
  *
  * cp.reduce.async.bulk is the same with each element of the destination
  * atomically combined with the source's (lower_atomic.c's read-modify-
- * writes, element by element); its addresses and size must be multiples
- * of 16 bytes, or the launch fails as on the hardware. */
+ * writes, element by element).  The addresses and size of both must be
+ * multiples of 16 bytes, or the launch fails with a misaligned address as
+ * on the hardware. */
 #include "lower_internal.h"
 
 typedef struct bulk_copy {
     LLVMValueRef dst, src, size, mbar; /* mbar: NULL for .bulk_group */
     const ptx_instr *reduce;           /* cp.reduce.async.bulk, else NULL */
+    const ptx_instr *in;
 } bulk_copy;
 
 /* Fails the launch unless dst, src and n are all multiples of 16. */
@@ -28,8 +30,8 @@ static void check_aligned(fn *F, const ptx_instr *in, LLVMValueRef d, LLVMValueR
     LLVMBuilderRef b = L->b;
     LLVMValueRef any = LLVMBuildOr(b, LLVMBuildOr(b, d, s, ""), n, "");
     LLVMValueRef bad = LLVMBuildICmp(b, LLVMIntNE, LLVMBuildAnd(b, any, const_i64(L, 15), ""), const_i64(L, 0), "");
-    LLVMBasicBlockRef fail = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "bulkred.misaligned");
-    LLVMBasicBlockRef ok = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "bulkred.aligned");
+    LLVMBasicBlockRef fail = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "bulk.misaligned");
+    LLVMBasicBlockRef ok = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "bulk.aligned");
     LLVMBuildCondBr(b, bad, fail, ok);
     LLVMPositionBuilderAtEnd(b, fail);
     LLVMTypeRef p[2] = {L->ptr, L->i32};
@@ -42,7 +44,6 @@ static void check_aligned(fn *F, const ptx_instr *in, LLVMValueRef d, LLVMValueR
 
 static void reduce_lane(fn *F, const ptx_instr *in, LLVMValueRef d, LLVMValueRef s, LLVMValueRef n)
 {
-    check_aligned(F, in, d, s, n);
     bool shared = in->mod[PTX_CAT_SPACE] != PTX_SPACE_GLOBAL;
     atomic_bulk_reduce(F, in->mod[PTX_CAT_RED], (ptx_type)in->types[0], shared, d, s, n);
 }
@@ -55,6 +56,7 @@ static void bulk_lane(fn *F, LLVMValueRef lane, void *ctx)
     LLVMValueRef d = LLVMBuildExtractElement(b, c->dst, lane, "");
     LLVMValueRef s = LLVMBuildExtractElement(b, c->src, lane, "");
     LLVMValueRef n = LLVMBuildExtractElement(b, c->size, lane, "");
+    check_aligned(F, c->in, d, s, n);
     if (c->reduce)
         reduce_lane(F, c->reduce, d, s, n);
     else
@@ -96,6 +98,7 @@ static void lower_bulk_copy(fn *F, const ptx_instr *in, LLVMValueRef mask)
         return;
     bulk_copy c = {
         .reduce = in->op == PTX_OP_CP_REDUCE_ASYNC_BULK ? in : NULL,
+        .in = in,
         .dst = address_of(F, in, &in->opds[0], in->mod[PTX_CAT_SPACE]),
         .src = address_of(F, in, &in->opds[1], in->mod[PTX_CAT_SPACE2]),
         .size = to_type(F, read_opd(F, &in->opds[2], PTX_TYPE_U32, false), PTX_TYPE_U32, PTX_TYPE_U64, false),

@@ -152,6 +152,8 @@ LLVMValueRef masked_load(fn *F, LLVMValueRef ptrs, LLVMTypeRef elem, uint32_t al
 void masked_store(fn *F, LLVMValueRef ptrs, LLVMValueRef val, uint32_t align, LLVMValueRef mask);
 LLVMValueRef param_storage(fn *F, const ptx_var *v);
 uint64_t decl_size(const ptx_var *v);                            /* bytes of a variable */
+uint32_t decl_align(const ptx_var *v);                           /* .align, else natural */
+uint64_t lane_stride(const ptx_var *v); /* bytes between lanes' copies of a per-lane variable */
 uint64_t kernel_param_offset(const ptx_func *f, const ptx_var *v); /* CUDA's layout */
 LLVMValueRef dyn_smem_offset(lw *L);   /* i64: where dynamic shared memory starts */
 
@@ -161,6 +163,13 @@ void shape_branch(fn *F, LLVMValueRef addrs, LLVMValueRef mask, LLVMBasicBlockRe
 LLVMValueRef shape_load(fn *F, LLVMValueRef addrs, LLVMTypeRef elem, uint32_t align, LLVMValueRef mask);
 void shape_store(fn *F, LLVMValueRef addrs, LLVMValueRef val, uint32_t align, LLVMValueRef mask);
 void lower_shapes(lw *L, LLVMTargetMachineRef tm);
+/* i1: some active lane's address may be misaligned (a placeholder that
+ * lower_shapes decides: see lower_align.c). */
+LLVMValueRef shape_align_test(fn *F, LLVMValueRef addrs, LLVMValueRef mask, uint32_t align);
+
+/* lower_align.c: misaligned accesses fault (CUDA_ERROR_MISALIGNED_ADDRESS) */
+void check_alignment(fn *F, const ptx_instr *in, LLVMValueRef addrs, LLVMValueRef mask, uint32_t align);
+LLVMValueRef misaligned_lanes(lw *L, LLVMValueRef addrs, LLVMValueRef mask, uint32_t align);
 
 /* lower_space.c: isspacep, mapa, getctarank; clusters of one CTA */
 bool lower_space(fn *F, const ptx_instr *in, LLVMValueRef mask);

@@ -38,9 +38,12 @@ static LLVMValueRef mbar_each(fn *F, LLVMValueRef mask, LLVMValueRef addrs, LLVM
     return LLVMBuildLoad2(L->b, vec_of(L->i64), c.out, "");
 }
 
-static LLVMValueRef mbar_addr(fn *F, const ptx_instr *in, uint32_t k)
+/* The object's addresses: an mbarrier is a .b64, 8-byte aligned. */
+static LLVMValueRef mbar_addr(fn *F, const ptx_instr *in, uint32_t k, LLVMValueRef mask)
 {
-    return address_of(F, in, &in->opds[k], in->mod[PTX_CAT_SPACE]);
+    LLVMValueRef a = address_of(F, in, &in->opds[k], in->mod[PTX_CAT_SPACE]);
+    check_alignment(F, in, a, mask, 8);
+    return a;
 }
 
 static LLVMValueRef arg64(fn *F, const ptx_instr *in, uint32_t k, ptx_type t)
@@ -59,7 +62,7 @@ static void lower_arrive(fn *F, const ptx_instr *in, LLVMValueRef mask)
     uint32_t op = tx ? (drop ? PTXJIT_MBAR_ARRIVE_DROP_TX : PTXJIT_MBAR_ARRIVE_TX)
                      : (drop ? PTXJIT_MBAR_ARRIVE_DROP : PTXJIT_MBAR_ARRIVE);
     LLVMValueRef n = in->nopds > 2 ? arg64(F, in, 2, PTX_TYPE_U32) : splat(L, const_i64(L, 1));
-    LLVMValueRef token = mbar_each(F, mask, mbar_addr(F, in, 1), n, op);
+    LLVMValueRef token = mbar_each(F, mask, mbar_addr(F, in, 1, mask), n, op);
     if (in->opds[0].kind != PTX_OPD_SINK)
         write_reg(F, &in->opds[0], token, PTX_TYPE_B64, false, mask);
 }
@@ -71,7 +74,7 @@ static void lower_test(fn *F, const ptx_instr *in, LLVMValueRef mask)
     LLVMBuilderRef b = L->b;
     bool parity = in->flags & PTX_FLAG_BIT(PARITY);
     uint32_t op = parity ? PTXJIT_MBAR_TEST_PARITY : PTXJIT_MBAR_TEST;
-    LLVMValueRef addrs = mbar_addr(F, in, 1);
+    LLVMValueRef addrs = mbar_addr(F, in, 1, mask);
     LLVMValueRef arg = arg64(F, in, 2, parity ? PTX_TYPE_U32 : PTX_TYPE_B64);
     LLVMValueRef done = mbar_each(F, mask, addrs, arg, op);
     LLVMValueRef open = LLVMBuildAnd(b, mask, LLVMBuildICmp(b, LLVMIntEQ, done, LLVMConstNull(vec_of(L->i64)), ""), "");
@@ -108,14 +111,14 @@ bool lower_mbarrier(fn *F, const ptx_instr *in, LLVMValueRef mask)
 {
     switch (in->op) {
     case PTX_OP_MBARRIER_INIT:
-        mbar_each(F, mask, mbar_addr(F, in, 0), arg64(F, in, 1, PTX_TYPE_U32), PTXJIT_MBAR_INIT);
+        mbar_each(F, mask, mbar_addr(F, in, 0, mask), arg64(F, in, 1, PTX_TYPE_U32), PTXJIT_MBAR_INIT);
         return true;
     case PTX_OP_MBARRIER_INVAL:
-        mbar_each(F, mask, mbar_addr(F, in, 0), NULL, PTXJIT_MBAR_INVAL);
+        mbar_each(F, mask, mbar_addr(F, in, 0, mask), NULL, PTXJIT_MBAR_INVAL);
         return true;
     case PTX_OP_MBARRIER_EXPECT_TX:
     case PTX_OP_MBARRIER_COMPLETE_TX:
-        mbar_each(F, mask, mbar_addr(F, in, 0), arg64(F, in, 1, PTX_TYPE_U32),
+        mbar_each(F, mask, mbar_addr(F, in, 0, mask), arg64(F, in, 1, PTX_TYPE_U32),
                   in->op == PTX_OP_MBARRIER_EXPECT_TX ? PTXJIT_MBAR_EXPECT_TX : PTXJIT_MBAR_COMPLETE_TX);
         return true;
     case PTX_OP_MBARRIER_ARRIVE:
@@ -134,7 +137,7 @@ bool lower_mbarrier(fn *F, const ptx_instr *in, LLVMValueRef mask)
          * once: with .noinc it is an arrival; without, the pending count is
          * first raised by one, a net change of zero. */
         if (in->flags & PTX_FLAG_BIT(NOINC))
-            mbar_each(F, mask, mbar_addr(F, in, 0), splat(F->L, const_i64(F->L, 1)), PTXJIT_MBAR_ARRIVE);
+            mbar_each(F, mask, mbar_addr(F, in, 0, mask), splat(F->L, const_i64(F->L, 1)), PTXJIT_MBAR_ARRIVE);
         return true;
     default:
         return false;

@@ -20,7 +20,7 @@ uint64_t kernel_param_offset(const ptx_func *f, const ptx_var *v)
         uint64_t size = ptx_type_size(p->type) * (p->vec ? p->vec : 1);
         for (uint32_t d = 0; d < p->ndims; d++)
             size *= p->dims[d] ? p->dims[d] : 1;
-        uint64_t align = p->align ? p->align : ptx_type_size(p->type) * (p->vec ? p->vec : 1);
+        uint64_t align = decl_align(p);
         off = (off + align - 1) & ~(align - 1);
         if (p == v)
             return off;
@@ -35,6 +35,20 @@ uint64_t decl_size(const ptx_var *v)
     for (uint32_t i = 0; i < v->ndims; i++)
         n *= v->dims[i] ? v->dims[i] : 1;
     return n;
+}
+
+uint32_t decl_align(const ptx_var *v)
+{
+    return v->align ? v->align : ptx_type_size(v->type) * (v->vec ? v->vec : 1);
+}
+
+/* Per-lane copies (.local, .param of a .func) lie lane_stride apart: the
+ * size rounded up to the alignment, so that every lane's copy is aligned
+ * as declared (an access the declaration aligns never faults). */
+uint64_t lane_stride(const ptx_var *v)
+{
+    uint64_t a = decl_align(v) ? decl_align(v) : 1;
+    return (decl_size(v) + a - 1) / a * a;
 }
 
 static bool is_kernel_param(fn *F, const ptx_var *v)
@@ -52,8 +66,9 @@ LLVMValueRef param_storage(fn *F, const ptx_var *v)
 {
     LLVMValueRef p = ptrmap_get(&F->params, v);
     if (!p) {
-        uint64_t size = decl_size(v);
-        p = entry_alloca(F, LLVMArrayType2(F->L->i8, size * W), v->name);
+        p = entry_alloca(F, LLVMArrayType2(F->L->i8, lane_stride(v) * W), v->name);
+        if (decl_align(v) > 64)
+            LLVMSetAlignment(p, decl_align(v));
         ptrmap_put(&F->params, v, p);
     }
     return p;
@@ -115,9 +130,9 @@ LLVMValueRef var_address(fn *F, const ptx_operand *o, ptx_loc loc)
     }
     LLVMValueRef local = ptrmap_get(&F->locals, v);
     if (local)
-        return per_lane(F, local, decl_size(v));
+        return per_lane(F, local, lane_stride(v));
     if (v->space == PTX_SP_PARAM)
-        return per_lane(F, param_storage(F, v), decl_size(v));
+        return per_lane(F, param_storage(F, v), lane_stride(v));
     lw_error(L, loc, "cannot take the address of '%s'", v->name);
     return LLVMConstNull(vec_of(L->i64));
 }
@@ -448,6 +463,7 @@ static void lower_ld(fn *F, const ptx_instr *in, LLVMValueRef mask)
     ptx_type t = (ptx_type)in->types[0];
     uint32_t n = vec_count(in), size = ptx_type_size(t);
     LLVMValueRef addrs = address_of(F, in, &in->opds[1], in->mod[PTX_CAT_SPACE]);
+    check_alignment(F, in, addrs, mask, n * size);
     for (uint32_t k = 0; k < n; k++) {
         LLVMValueRef ak = k ? LLVMBuildAdd(L->b, addrs, splat(L, const_i64(L, k * size)), "") : addrs;
         LLVMValueRef v = size == 16 ? load_halves(F, ak, mask) : masked_load(F, ak, storage_int(L, t), size, mask);
@@ -462,6 +478,7 @@ static void lower_st(fn *F, const ptx_instr *in, LLVMValueRef mask)
     ptx_type t = (ptx_type)in->types[0];
     uint32_t n = vec_count(in), size = ptx_type_size(t);
     LLVMValueRef addrs = address_of(F, in, &in->opds[0], in->mod[PTX_CAT_SPACE]);
+    check_alignment(F, in, addrs, mask, n * size);
     ptx_type it = bit_type_of_size(size); /* store the bits: read as the same-size integer type */
     for (uint32_t k = 0; k < n; k++) {
         const ptx_operand *s = n > 1 ? &in->opds[1].elems[k] : &in->opds[1];
@@ -544,6 +561,7 @@ static void lower_sem_access(fn *F, const ptx_instr *in, LLVMValueRef mask)
         a.is_volatile = true;
     yield_before_poll(F, in);
     LLVMValueRef base = address_of(F, in, &in->opds[store ? 0 : 1], in->mod[PTX_CAT_SPACE]);
+    check_alignment(F, in, base, mask, n * size);
     for (uint32_t k = 0; k < n; k++) {
         a.addrs = k ? LLVMBuildAdd(L->b, base, splat(L, const_i64(L, k * size)), "") : base;
         const ptx_operand *o = &in->opds[store ? 1 : 0];
@@ -594,6 +612,12 @@ static bool lower_cp_async(fn *F, const ptx_instr *in, LLVMValueRef mask)
     async_copy c = {.cp_size = in->opds[2].imm};
     c.dst = address_of(F, in, &in->opds[0], in->mod[PTX_CAT_SPACE]);
     c.src = address_of(F, in, &in->opds[1], in->mod[PTX_CAT_SPACE2]);
+    if (c.cp_size != 4 && c.cp_size != 8 && c.cp_size != 16) {
+        lw_error(L, in->loc, "cp.async copies 4, 8 or 16 bytes, not %llu", (unsigned long long)c.cp_size);
+        return true;
+    }
+    check_alignment(F, in, c.dst, mask, (uint32_t)c.cp_size); /* both aligned to the copy's size */
+    check_alignment(F, in, c.src, mask, (uint32_t)c.cp_size);
     if (in->nopds > 3 && in->opds[3].kind != PTX_OPD_NAME) /* src-size (not a cache policy) */
         c.src_size = read_opd(F, &in->opds[3], PTX_TYPE_U64, false);
     else if (in->nopds > 3 && in->opds[3].var && ptx_type_size(in->opds[3].var->type) == 4)

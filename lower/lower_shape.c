@@ -37,6 +37,7 @@
 #define SHAPE_GUARD "ptxjit.shape.guard"
 #define SHAPE_LOAD "ptxjit.shape.load"
 #define SHAPE_STORE "ptxjit.shape.store"
+#define ALIGN_TEST "ptxjit.align.test"
 enum { MAX_GUARDS = 4, MAX_RUNS = 4 };
 
 /* ---- lowering side: the placeholders ---- */
@@ -82,6 +83,15 @@ void shape_store(fn *F, LLVMValueRef addrs, LLVMValueRef val, uint32_t align, LL
     LLVMValueRef f = placeholder(L, SHAPE_STORE, L->voidt, p, 4, LLVMGetElementType(LLVMTypeOf(val)));
     LLVMValueRef args[4] = {val, addrs, mask, const_i32(L, align)};
     call(L, f, args, 4);
+}
+
+LLVMValueRef shape_align_test(fn *F, LLVMValueRef addrs, LLVMValueRef mask, uint32_t align)
+{
+    lw *L = F->L;
+    LLVMTypeRef p[3] = {vec_of(L->i64), vec_of(L->i1), L->i32};
+    LLVMValueRef f = placeholder(L, ALIGN_TEST, L->i1, p, 3, NULL);
+    LLVMValueRef args[3] = {addrs, mask, const_i32(L, align)};
+    return call(L, f, args, 3);
 }
 
 /* ---- the analysis ---- */
@@ -1134,6 +1144,112 @@ static void rewrite(analysis *A, LLVMValueRef g)
         emit_known(A, s, c);
 }
 
+/* An alignment test, exact for the access's lanes.  With a known shape,
+ * lane l's address is lane 0's (b) plus off[l] plus k[l] S, exactly in its
+ * low bits whatever the guards say (every step of a shape is exact modulo
+ * 2^32, and an alignment divides that), so lanes agreeing in k and in
+ * off's low bits are aligned together: one scalar test of
+ * b + off + k S per such group, under "some lane of the group is
+ * active".  Without a shape (or with many groups), the vector test. */
+enum { MAX_ALIGN_GROUPS = 4 };
+
+/* v (a scalar) as t + *c modulo 2^32, the constant terms of its sums and
+ * differences gathered into *c: accesses at several immediates from one
+ * base then test the same t, which LLVM computes once and, as a fault
+ * does not come back, tests once.  t is an i64, or NULL for 0. */
+static LLVMValueRef low_terms(lw *L, LLVMValueRef v, int64_t *c, unsigned depth)
+{
+    if (LLVMIsAConstantInt(v)) {
+        *c += LLVMConstIntGetSExtValue(v);
+        return NULL;
+    }
+    LLVMOpcode op = LLVMIsAInstruction(v) ? LLVMGetInstructionOpcode(v) : LLVMRet;
+    if (depth < 8 && (op == LLVMAdd || (op == LLVMSub && LLVMIsAConstantInt(LLVMGetOperand(v, 1))))) {
+        LLVMValueRef a = low_terms(L, LLVMGetOperand(v, 0), c, depth + 1);
+        if (op == LLVMSub) {
+            *c -= LLVMConstIntGetSExtValue(LLVMGetOperand(v, 1));
+            return a;
+        }
+        LLVMValueRef b = low_terms(L, LLVMGetOperand(v, 1), c, depth + 1);
+        return a && b ? LLVMBuildAdd(L->b, a, b, "") : a ? a : b;
+    }
+    if (depth < 8 && (op == LLVMZExt || op == LLVMSExt || op == LLVMTrunc)) /* the low bits stay */
+        return low_terms(L, LLVMGetOperand(v, 0), c, depth + 1);
+    unsigned w = LLVMGetIntTypeWidth(LLVMTypeOf(v));
+    return w == 64 ? v : w < 64 ? LLVMBuildZExt(L->b, v, L->i64, "") : LLVMBuildTrunc(L->b, v, L->i64, "");
+}
+
+static LLVMValueRef known_misaligned(lw *L, const shape *s, LLVMValueRef addrs, LLVMValueRef mask, uint32_t align)
+{
+    int64_t low[MAX_ALIGN_GROUPS], k[MAX_ALIGN_GROUPS];
+    uint32_t lanes[MAX_ALIGN_GROUPS] = {0};
+    unsigned n = 0;
+    for (unsigned l = 0; l < W; l++) {
+        int64_t r = s->off[l] & (int64_t)(align - 1), kl = s->sym ? s->k[l] : 0;
+        unsigned g = 0;
+        while (g < n && (low[g] != r || k[g] != kl))
+            g++;
+        if (g == MAX_ALIGN_GROUPS)
+            return NULL;
+        if (g == n)
+            low[n] = r, k[n] = kl, n++;
+        lanes[g] |= 1u << l;
+    }
+    LLVMValueRef sx = shape_sym(L, s);
+    int64_t c = 0;
+    LLVMValueRef b = low_terms(L, lane0_value(L, addrs, s->off, s->k, sx, 64, shape_lane(L, s, mask)), &c, 0);
+    LLVMValueRef bits = LLVMBuildBitCast(L->b, mask, L->i32, ""), bad = LLVMConstInt(L->i1, 0, false);
+    for (unsigned g = 0; g < n; g++) {
+        LLVMValueRef a = b ? b : const_i64(L, 0);
+        if ((c + low[g]) & (int64_t)(align - 1))
+            a = LLVMBuildAdd(L->b, a, const_i64(L, (uint64_t)(c + low[g])), "");
+        if (k[g])
+            a = LLVMBuildAdd(L->b, a, LLVMBuildMul(L->b, const_i64(L, (uint64_t)k[g]), sx, ""), "");
+        a = LLVMBuildAnd(L->b, a, const_i64(L, align - 1), "");
+        LLVMValueRef mis = LLVMBuildICmp(L->b, LLVMIntNE, a, const_i64(L, 0), "");
+        LLVMValueRef act = LLVMBuildAnd(L->b, bits, const_i32(L, lanes[g]), "");
+        act = LLVMBuildICmp(L->b, LLVMIntNE, act, const_i32(L, 0), "");
+        bad = LLVMBuildOr(L->b, bad, LLVMBuildAnd(L->b, mis, act, ""), "");
+    }
+    return bad;
+}
+
+static void resolve_align(analysis *A, LLVMValueRef c)
+{
+    lw *L = A->L;
+    LLVMValueRef addrs = LLVMGetOperand(c, 0), mask = LLVMGetOperand(c, 1);
+    uint32_t align = (uint32_t)LLVMConstIntGetZExtValue(LLVMGetOperand(c, 2));
+    if (A->mask != mask && A->masked) {
+        ptrmap_free(&A->memo);
+        A->masked = false;
+    }
+    A->mask = mask;
+    shape *s = analyze(A, addrs);
+    LLVMPositionBuilderBefore(L->b, c);
+    LLVMValueRef bad = s->state == S_KNOWN ? known_misaligned(L, s, addrs, mask, align) : NULL;
+    if (!bad)
+        bad = misaligned_lanes(L, addrs, mask, align);
+    LLVMReplaceAllUsesWith(c, bad);
+    LLVMInstructionEraseFromParent(c);
+}
+
+/* The alignment tests of the module. */
+static LLVMValueRef *align_tests(LLVMModuleRef m, unsigned *count)
+{
+    LLVMValueRef f = LLVMGetNamedFunction(m, ALIGN_TEST), *calls = NULL;
+    unsigned n = 0;
+    for (LLVMUseRef u = f ? LLVMGetFirstUse(f) : NULL; u; u = LLVMGetNextUse(u))
+        n++;
+    calls = malloc((n ? n : 1) * sizeof *calls);
+    if (!calls)
+        abort();
+    n = 0;
+    for (LLVMUseRef u = f ? LLVMGetFirstUse(f) : NULL; u; u = LLVMGetNextUse(u))
+        calls[n++] = LLVMGetUser(u);
+    *count = n;
+    return calls;
+}
+
 /* Placeholders whose guard was false: their branch is dead. */
 static void drop_placeholder(LLVMValueRef c)
 {
@@ -1157,6 +1273,10 @@ void lower_shapes(lw *L, LLVMTargetMachineRef tm)
     for (unsigned i = 0; i < n; i++)
         rewrite(&A, calls[i]);
     free(calls);
+    calls = align_tests(L->mod, &n);
+    for (unsigned i = 0; i < n; i++)
+        resolve_align(&A, calls[i]);
+    free(calls);
     calls = placeholder_calls(L->mod, &n, false);
     for (unsigned i = 0; i < n; i++)
         drop_placeholder(calls[i]);
@@ -1170,7 +1290,7 @@ void lower_shapes(lw *L, LLVMTargetMachineRef tm)
     LLVMValueRef f = LLVMGetFirstFunction(L->mod);
     while (f) {
         LLVMValueRef next = LLVMGetNextFunction(f);
-        if (name_starts(f, "ptxjit.shape."))
+        if (name_starts(f, "ptxjit.shape.") || name_starts(f, ALIGN_TEST))
             LLVMDeleteFunction(f);
         f = next;
     }

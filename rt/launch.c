@@ -212,7 +212,8 @@ static bool slot_prepare(cta_slot *s, const launch_ctx *lc, size_t smem)
 {
     const rt_kernel *k = lc->k;
     uint32_t nwarps = lc->nwarps, nthreads = lc->launch.nthreads;
-    if (!rt_shared_window_resize(&s->shared, smem, k->dyn_smem_align > 64 ? k->dyn_smem_align : 64))
+    size_t align = k->dyn_smem_align > PTXJIT_SHARED_ALIGN ? k->dyn_smem_align : PTXJIT_SHARED_ALIGN;
+    if (!rt_shared_window_resize(&s->shared, smem, align))
         return false;
     if (nthreads > s->nseq) {
         free(s->printf_seq);

@@ -39,6 +39,7 @@ typedef enum rt_status {
     RT_ERR_TRAP,             /* trap instruction */
     RT_ERR_ASSERT,           /* failed device assert */
     RT_ERR_NOMEM,
+    RT_ERR_MISALIGNED,       /* an access not aligned to its size */
 } rt_status;
 
 typedef struct rt_device rt_device;

@@ -30,13 +30,21 @@ void ptxjit_rt_trap(ptxjit_cta *cta, uint32_t line)
     rt_fault_raise(RT_ERR_TRAP, "trap instruction executed (PTX line %u)", line);
 }
 
-/* A bulk reduction whose addresses or size are not multiples of 16 bytes:
- * the hardware raises a misaligned-address error. */
+/* A bulk copy or reduction whose addresses or size are not multiples of
+ * 16 bytes: the hardware raises a misaligned-address error. */
 void ptxjit_rt_bulk_misaligned(ptxjit_cta *cta, uint32_t line)
 {
     (void)cta;
-    rt_fault_raise(RT_ERR_FAULT, "cp.reduce.async.bulk: address or size not a multiple of 16 bytes "
-                                 "(PTX line %u)", line);
+    rt_fault_raise(RT_ERR_MISALIGNED, "misaligned address: bulk copy address or size not a multiple "
+                                      "of 16 bytes (PTX line %u)", line);
+}
+
+/* A load, store or atomic whose address is not a multiple of its size. */
+void ptxjit_rt_misaligned(ptxjit_cta *cta, uint32_t line, uint64_t addr, uint32_t align)
+{
+    (void)cta;
+    rt_fault_raise(RT_ERR_MISALIGNED, "misaligned address 0x%llx for a %u-byte access (PTX line %u)",
+                   (unsigned long long)addr, align, line);
 }
 
 /* A failed device assert: the line a GPU prints (through the printf

@@ -66,6 +66,9 @@ typedef struct ptxjit_warp_frame {
 #define PTXJIT_CTA_NWARPS 20
 #define PTXJIT_CTA_LINEAR 24
 #define PTXJIT_CTA_SHARED 32
+/* The CTA's shared window (ptxjit_cta.shared) starts at a multiple of this,
+ * which generated code may assume (alignment checks then fold away). */
+#define PTXJIT_SHARED_ALIGN 64
 #define PTXJIT_CTA_FRAMES 48
 #define PTXJIT_FRAME_RESUME 0
 #define PTXJIT_FRAME_OP 4
@@ -172,6 +175,8 @@ enum { PTXJIT_SAMPLER_FILTER_SHIFT = 9, PTXJIT_SAMPLER_UNNORMALIZED_SHIFT = 10 }
                                    const void *args))                                             \
     X(ptxjit_rt_trap, void, (ptxjit_cta * cta, uint32_t line))                                     \
     X(ptxjit_rt_bulk_misaligned, void, (ptxjit_cta * cta, uint32_t line))                          \
+    X(ptxjit_rt_misaligned, void, (ptxjit_cta * cta, uint32_t line, uint64_t addr,                 \
+                                   uint32_t align))                                               \
     X(ptxjit_rt_assertfail, void, (ptxjit_cta * cta, uint32_t thread, const char *msg,             \
                                    const char *file, uint32_t line, const char *func))            \
     X(ptxjit_rt_clock64, uint64_t, (void))                                                         \

@@ -50,6 +50,7 @@ typedef enum ptxjit_status {
     PTXJIT_ERR_TRAP,     /* the kernel executed trap */
     PTXJIT_ERR_ASSERT,   /* a device-side assert failed */
     PTXJIT_ERR_NOMEM,
+    PTXJIT_ERR_MISALIGNED, /* the kernel accessed memory at an address not aligned to the access */
 } ptxjit_status;
 
 /* threads = 0: $PTXJIT_THREADS, else one worker per online CPU.  The

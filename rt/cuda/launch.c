@@ -2,10 +2,11 @@
  * parameter buffer), cuLaunchKernelEx with its attributes, and cooperative
  * launches; validation with the CUresults NVIDIA's driver returns, then a
  * launch operation in stream order.  A kernel fault becomes the context's
- * sticky error (ILLEGAL_ADDRESS, LAUNCH_FAILED for trap, ASSERT).  A
- * cooperative grid runs all its blocks at once and gets the workspace that
- * cg::this_grid().sync() needs; in a plain launch that sync traps
- * (LAUNCH_FAILED), as the code nvcc emits does when is_valid() is false. */
+ * sticky error (ILLEGAL_ADDRESS, MISALIGNED_ADDRESS, LAUNCH_FAILED for
+ * trap, ASSERT).  A cooperative grid runs all its blocks at once and gets
+ * the workspace that cg::this_grid().sync() needs; in a plain launch that
+ * sync traps (LAUNCH_FAILED), as the code nvcc emits does when is_valid()
+ * is false. */
 #include "cu_internal.h"
 
 #include <stdlib.h>
@@ -18,6 +19,7 @@ CUresult cu_result_of(ptxjit_status st)
     case PTXJIT_ERR_FAULT: return CUDA_ERROR_ILLEGAL_ADDRESS;
     case PTXJIT_ERR_TRAP: return CUDA_ERROR_LAUNCH_FAILED;
     case PTXJIT_ERR_ASSERT: return CUDA_ERROR_ASSERT;
+    case PTXJIT_ERR_MISALIGNED: return CUDA_ERROR_MISALIGNED_ADDRESS;
     case PTXJIT_ERR_NOMEM: return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
     default: return CUDA_ERROR_INVALID_VALUE;
     }
@@ -28,7 +30,8 @@ typedef struct launch_op {
     const ptxjit_kernel *k;
     ptxjit_launch_cfg cfg;
     bool cooperative;
-    unsigned char params[]; /* the parameter buffer */
+    _Alignas(16) unsigned char params[]; /* the parameter buffer: aligned as a GPU's, so that
+                                          * an aligned access through its address is */
 } launch_op;
 
 static CUresult launch_run(cu_op *op)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `ptxjit run` and `ptxjit check` against careless or hostile input: a
 # kernel overrunning its --arg buffers (guard pages: silent within the
-# buffer's last page, else a fault; the host never corrupts), absurd sizes
+# buffer's last page, else a fault; the host never corrupts), a misaligned
+# load (a fault, as on a GPU), absurd sizes
 # and endless inputs (errors, never a hang or a crash), output errors.
 set -u
 ptxjit=$1
@@ -22,6 +23,32 @@ grep_out overrun-in-page '0: +0 +2 +4 +6$'
 expect overrun-guard 1 "$ptxjit" run "$vec" -k vec_add -g 8 -b 256 --arg 'f32[16]:iota' \
     --arg 'f32[16]:iota' --arg 'f32[16]:zeros' --arg s32:2048
 grep_out overrun-guard "kernel 'vec_add': invalid memory access"
+
+# A misaligned load faults as on a GPU (CUDA_ERROR_MISALIGNED_ADDRESS): exit 1,
+# naming the kernel, the address's alignment and the PTX line; aligned, it runs.
+cat >"$tmp/shift.ptx" <<'PTX'
+.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry shifted_load(.param .u64 p, .param .u64 off, .param .u64 out)
+{
+    .reg .b32 %r<2>;
+    .reg .b64 %rd<5>;
+    ld.param.u64 %rd1, [p];
+    ld.param.u64 %rd2, [off];
+    ld.param.u64 %rd3, [out];
+    add.s64 %rd4, %rd1, %rd2;
+    ld.global.u32 %r1, [%rd4];
+    st.global.u32 [%rd3], %r1;
+    ret;
+}
+PTX
+expect misaligned 1 "$ptxjit" run "$tmp/shift.ptx" -k shifted_load -g 1 -b 32 --arg 'u32[8]:iota' \
+    --arg u64:6 --arg 'u32[1]:zeros'
+grep_out misaligned "kernel 'shifted_load': misaligned address 0x[0-9a-f]*6 for a 4-byte access \(PTX line 12\)"
+expect aligned 0 "$ptxjit" run "$tmp/shift.ptx" -k shifted_load -g 1 -b 32 --arg 'u32[8]:iota' \
+    --arg u64:8 --arg 'u32[1]:zeros' --print 2
+grep_out aligned '^ *0: +2$'
 
 # Device malloc takes from an 8 MiB heap and returns NULL when it is used
 # up (the loop stops): 4 KiB blocks, so at most 2048 of them.

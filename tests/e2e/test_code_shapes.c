@@ -6,7 +6,8 @@
  * rows: a broadcast per row, one run of 16 read twice, runs stored at two
  * offsets) under full and partial masks, in 1D/2D/3D blocks whose sizes are
  * not multiples of 32, rows of lanes a run-time pitch apart (wrapping or
- * not), and registers reused with several definitions.  Each kernel runs with code specialized for its
+ * not), and registers reused with several definitions; a misaligned base
+ * faults on each of those paths.  Each kernel runs with code specialized for its
  * block shape and with the generic code (PTXJIT_SPECIALIZE). */
 #include <math.h>
 #include <setjmp.h>
@@ -388,6 +389,43 @@ static void test_wrapping_rows(void **state)
     ptxjit_module_unload(m);
 }
 
+/* A misaligned base faults (lower_align.c) whichever path the shape took:
+ * rows of runs stored at two offsets, rows a run-time pitch apart, and
+ * addresses that reach their loads through phis (checked, not guarded). */
+static void expect_misaligned(const ptxjit_kernel *k, uint32_t bx, uint32_t by, void *params)
+{
+    char err[512] = "";
+    ptxjit_launch_cfg cfg = {{1, 1, 1}, {bx, by, 1}, 0, params, NULL};
+    ptxjit_status st = ptxjit_launch(ctx, k, &cfg, err, sizeof err);
+    if (st != PTXJIT_ERR_MISALIGNED || !strstr(err, "misaligned address") || !strstr(err, "4-byte access"))
+        fail_msg("status %d (%s), want PTXJIT_ERR_MISALIGNED", (int)st, err);
+}
+
+static void test_misaligned_shapes(void **state)
+{
+    (void)state;
+    ptxjit_module *tm, *pm;
+    const ptxjit_kernel *tile = kernel(tile_src, "tile16", &tm);
+    const ptxjit_kernel *pitched = kernel(pitch_src, "pitched", &pm);
+    const ptxjit_kernel *wrap = ptxjit_kernel_get(pm, "wrap16");
+    enum { N = 65536 + 64 };
+    uint32_t *buf = calloc(N + 1, sizeof *buf), out[256];
+    assert_non_null(buf);
+    char *odd = (char *)buf + 2;
+    struct { void *a, *b, *c, *d, *e; uint32_t lim; } t = {buf, buf, out, out, odd, 16};
+    expect_misaligned(tile, 16, 16, &t);
+    struct { void *in, *out; uint32_t pitch; } p = {(char *)buf + 64 + 2, out, 20};
+    expect_misaligned(pitched, 16, 16, &p);
+    struct { void *in, *out; uint16_t pitch; } w = {odd, out, 20};
+    expect_misaligned(wrap, 16, 16, &w);
+    /* aligned again: the context runs kernels as before */
+    w.in = buf;
+    run(wrap, 1, 16, 16, 1, &w);
+    free(buf);
+    ptxjit_module_unload(tm);
+    ptxjit_module_unload(pm);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -414,6 +452,7 @@ int main(void)
         cmocka_unit_test(test_reused_registers),
         cmocka_unit_test(test_pitched_rows),
         cmocka_unit_test(test_wrapping_rows),
+        cmocka_unit_test(test_misaligned_shapes),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -7,6 +7,9 @@
  *     balancing expect-tx (observed with test_wait at each step);
  *   - shared -> global through bulk groups, with and without a cache
  *     policy operand, commit_group, wait_group{.read}, prefetch;
+ *   - misaligned copies (cp.async at less than its size, cp.async.bulk
+ *     off 16 bytes) and mbarrier objects (off 8) fail the launch with a
+ *     misaligned address;
  *   - forms that are not valid or that need clusters of more than one CTA
  *     are load errors naming the line;
  *   - the fixture tests/cuda/bulk_async.cu as nvcc compiles it for sm_75,
@@ -147,6 +150,75 @@ static void test_bulk_group_to_global(void **state)
     ptxjit_module_unload(m);
 }
 
+/* ---- misaligned copies fail as on the hardware ---- */
+
+/* Each lane copies the 8 bytes at in + 8 tid into shared memory with
+ * cp.async, then stores them to out + 8 tid. */
+static const char async_src[] = HEADER
+    ".visible .entry async8(.param .u64 in, .param .u64 out)\n"
+    "{\n"
+    "  .reg .b32 %r<8>; .reg .b64 %rd<8>;\n"
+    "  .shared .align 16 .b8 buf[512];\n"
+    "  ld.param.u64 %rd1, [in]; ld.param.u64 %rd2, [out];\n"
+    "  mov.u32 %r1, %tid.x; mov.u32 %r2, buf; shl.b32 %r3, %r1, 3; add.u32 %r4, %r2, %r3;\n"
+    "  mul.wide.u32 %rd3, %r1, 8; add.s64 %rd4, %rd1, %rd3;\n"
+    "  cp.async.ca.shared.global [%r4], [%rd4], 8;\n"
+    "  cp.async.wait_all;\n"
+    "  ld.shared.u64 %rd5, [%r4]; add.s64 %rd6, %rd2, %rd3; st.global.u64 [%rd6], %rd5;\n"
+    "  ret;\n"
+    "}\n";
+
+/* An mbarrier at byte `off` of an 8-aligned shared buffer: initialized
+ * and arrived on by thread 0. */
+static const char mbar_src[] = HEADER
+    ".visible .entry mbar_at(.param .u64 off, .param .u64 out)\n"
+    "{\n"
+    "  .reg .pred %p1; .reg .b32 %r<4>; .reg .b64 %rd<4>;\n"
+    "  .shared .align 8 .b8 bars[32];\n"
+    "  ld.param.u64 %rd1, [off]; cvt.u32.u64 %r1, %rd1; mov.u32 %r2, bars; add.u32 %r2, %r2, %r1;\n"
+    "  mov.u32 %r3, %tid.x; setp.eq.u32 %p1, %r3, 0;\n"
+    "  @%p1 mbarrier.init.shared::cta.b64 [%r2], 1;\n"
+    "  @%p1 mbarrier.arrive.shared::cta.b64 %rd2, [%r2];\n"
+    "  ret;\n"
+    "}\n";
+
+static void expect_misaligned(ptxjit_module *m, const char *name, const void *params, const char *what)
+{
+    char err[512] = "";
+    ptxjit_launch_cfg cfg = {{1, 1, 1}, {64, 1, 1}, 0, params, NULL};
+    ptxjit_status st = ptxjit_launch(ctx, ptxjit_kernel_get(m, name), &cfg, err, sizeof err);
+    if (st != PTXJIT_ERR_MISALIGNED || !strstr(err, what))
+        fail_msg("%s: status %d (%s), want PTXJIT_ERR_MISALIGNED and '%s'", name, (int)st, err, what);
+}
+
+/* cp.async: source and destination aligned to the copy's size;
+ * cp.async.bulk: addresses (and size) multiples of 16; an mbarrier: 8. */
+static void test_misaligned_copies(void **state)
+{
+    (void)state;
+    static uint64_t in[65], out[256];
+    for (uint32_t i = 0; i < 65; i++)
+        in[i] = i * 0x9e3779b97f4a7c15ull;
+    ptxjit_module *m = load(async_src);
+    struct { const void *in; void *out; } p = {in, out};
+    launch(m, "async8", 1, 64, &p);
+    for (uint32_t i = 0; i < 64; i++)
+        assert_true(out[i] == in[i]);
+    p.in = (const char *)in + 4;
+    expect_misaligned(m, "async8", &p, "8-byte access");
+    ptxjit_module_unload(m);
+    m = load(s2g_src);
+    struct { void *out; uint64_t pol; } q = {(char *)out + 8, 0};
+    expect_misaligned(m, "s2g", &q, "multiple of 16 bytes");
+    ptxjit_module_unload(m);
+    m = load(mbar_src); /* an mbarrier object is a .b64 */
+    struct { uint64_t off; void *out; } b = {8, out};
+    launch(m, "mbar_at", 1, 64, &b);
+    b.off = 4;
+    expect_misaligned(m, "mbar_at", &b, "8-byte access");
+    ptxjit_module_unload(m);
+}
+
 /* ---- invalid or unsupported forms ---- */
 
 static void expect_load_error(const char *body, const char *where, const char *what)
@@ -257,6 +329,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_complete_tx_before_expect_tx),
         cmocka_unit_test(test_bulk_group_to_global),
+        cmocka_unit_test(test_misaligned_copies),
         cmocka_unit_test(test_invalid_forms),
         cmocka_unit_test(test_fixture_bulk_async),
     };

@@ -421,7 +421,7 @@ static void expect_fault(const char *dst_off, const char *size)
     kparams p = {NULL, out, 0, 0, 0};
     char err[512] = "";
     ptxjit_status st = launch(m, 1, &p, err, sizeof err);
-    if (st != PTXJIT_ERR_FAULT || !strstr(err, "multiple of 16") || !strstr(err, "line 8"))
+    if (st != PTXJIT_ERR_MISALIGNED || !strstr(err, "multiple of 16") || !strstr(err, "line 8"))
         fail_msg("offset %s size %s: status %d, '%s'", dst_off, size, (int)st, err);
     ptxjit_module_unload(m);
 }
