@@ -42,6 +42,9 @@ bool is_sync_point(const ptx_instr *in)
     case PTX_OP_REDUX:
     case PTX_OP_ELECT:
     case PTX_OP_BAR_WARP_SYNC:
+    case PTX_OP_WMMA_LOAD:
+    case PTX_OP_WMMA_STORE:
+    case PTX_OP_WMMA_MMA:
         return true;
     default:
         return false;

@@ -1,0 +1,166 @@
+/* lower_matmul.c - D = A * B + C on small row-major matrices in memory,
+ * the arithmetic of the tensor-core instructions (wmma.mma today).
+ *
+ * One row of D at a time (an IR loop over the rows): the row of C, then
+ * for each k a broadcast A[m][k] times the row k of B, accumulated in the
+ * instruction's precision:
+ *   f16, bf16, tf32 multiplicands: f32 (the products are exact in f32),
+ *     an f16 accumulator widened on the way in and rounded (RN) on the
+ *     way out; tf32 uses the top 19 bits of each f32;
+ *   f64: fused multiply-adds in order;
+ *   integers: exact in 64 bits, then wrapped to 32 bits or, with
+ *     .satfinite, clamped to the s32 range;
+ *   b1: popc(A[m] op B[:,n]) over 32-bit words.
+ * Sub-byte operands are 32-bit words: A's rows and B's columns packed
+ * along K (B is stored as K/8 or K/32 rows of words, row-major). */
+#include "lower_internal.h"
+
+static bool is_int_elem(ptx_type t)
+{
+    return t == PTX_TYPE_S8 || t == PTX_TYPE_U8 || t == PTX_TYPE_S4 || t == PTX_TYPE_U4;
+}
+
+static LLVMTypeRef acc_type(lw *L, const matmul *mm)
+{
+    if (mm->a == PTX_TYPE_F64)
+        return L->f64;
+    if (is_int_elem(mm->a) || mm->a == PTX_TYPE_B1)
+        return L->i64;
+    return L->f32;
+}
+
+static LLVMValueRef gep(lw *L, LLVMValueRef base, LLVMValueRef byte_off)
+{
+    return LLVMBuildGEP2(L->b, L->i8, base, &byte_off, 1, "");
+}
+
+static LLVMValueRef vsplat(lw *L, LLVMValueRef s, unsigned n)
+{
+    LLVMTypeRef vt = LLVMVectorType(LLVMTypeOf(s), n);
+    LLVMValueRef v = LLVMBuildInsertElement(L->b, LLVMGetPoison(vt), s, const_i32(L, 0), "");
+    return LLVMBuildShuffleVector(L->b, v, LLVMGetPoison(vt), LLVMConstNull(LLVMVectorType(L->i32, n)), "");
+}
+
+static LLVMValueRef vconst(lw *L, LLVMTypeRef t, uint64_t c, unsigned n)
+{
+    return vsplat(L, LLVMConstInt(t, c, false), n);
+}
+
+/* Multiplicand values of type t as the accumulator type: a scalar (n = 0)
+ * or an <n x> row, from `bits` (the raw elements, i16/i32/i64). Sub-byte
+ * elements: element `sub` of each word. */
+static LLVMValueRef widen(lw *L, const matmul *mm, ptx_type t, LLVMValueRef raw, unsigned n, unsigned sub)
+{
+    LLVMTypeRef (*vt)(LLVMTypeRef, unsigned) = LLVMVectorType;
+    LLVMTypeRef at = acc_type(L, mm), wt = n ? vt(at, n) : at;
+    switch (t) {
+    case PTX_TYPE_F16:
+    case PTX_TYPE_BF16: {
+        LLVMTypeRef h = t == PTX_TYPE_F16 ? L->f16 : L->bf16;
+        return LLVMBuildFPExt(L->b, LLVMBuildBitCast(L->b, raw, n ? vt(h, n) : h, ""), wt, "");
+    }
+    case PTX_TYPE_TF32: { /* the tensor cores read 10 mantissa bits */
+        LLVMValueRef keep = n ? vconst(L, L->i32, 0xffffe000u, n) : const_i32(L, 0xffffe000u);
+        return LLVMBuildBitCast(L->b, LLVMBuildAnd(L->b, raw, keep, ""), wt, "");
+    }
+    case PTX_TYPE_F32:
+    case PTX_TYPE_F64:
+        return LLVMBuildBitCast(L->b, raw, wt, "");
+    case PTX_TYPE_S8:
+    case PTX_TYPE_S32:
+        return LLVMBuildSExt(L->b, raw, wt, "");
+    case PTX_TYPE_U8:
+        return LLVMBuildZExt(L->b, raw, wt, "");
+    case PTX_TYPE_S4:
+    case PTX_TYPE_U4: { /* shift the nibble to the top, then back down */
+        LLVMValueRef w = n ? LLVMBuildZExt(L->b, raw, vt(L->i64, n), "") : LLVMBuildZExt(L->b, raw, L->i64, "");
+        LLVMValueRef up = n ? vconst(L, L->i64, 60 - 4 * sub, n) : const_i64(L, 60 - 4 * sub);
+        LLVMValueRef down = n ? vconst(L, L->i64, 60, n) : const_i64(L, 60);
+        w = LLVMBuildShl(L->b, w, up, "");
+        return t == PTX_TYPE_S4 ? LLVMBuildAShr(L->b, w, down, "") : LLVMBuildLShr(L->b, w, down, "");
+    }
+    default:
+        return raw;
+    }
+}
+
+static unsigned elem_bytes(ptx_type t) { return t == PTX_TYPE_S4 || t == PTX_TYPE_U4 || t == PTX_TYPE_B1 ? 4 : ptx_type_size(t); }
+
+static LLVMTypeRef raw_type(lw *L, ptx_type t) { return LLVMIntTypeInContext(L->ctx, 8 * elem_bytes(t)); }
+
+/* acc + popc(a op b) per column (b1, one word of K). */
+static LLVMValueRef popc_step(lw *L, const matmul *mm, LLVMValueRef acc, LLVMValueRef a, LLVMValueRef brow, unsigned n)
+{
+    LLVMValueRef av = vsplat(L, a, n);
+    LLVMValueRef x = mm->bop == PTX_BOOL_AND ? LLVMBuildAnd(L->b, av, brow, "") : LLVMBuildXor(L->b, av, brow, "");
+    LLVMTypeRef vt = LLVMVectorType(L->i32, n);
+    LLVMValueRef c = call_intrinsic(L, "llvm.ctpop", &vt, 1, &x, 1);
+    return LLVMBuildAdd(L->b, acc, LLVMBuildZExt(L->b, c, LLVMVectorType(L->i64, n), ""), "");
+}
+
+/* The row of D from the accumulated row. */
+static LLVMValueRef narrow(lw *L, const matmul *mm, LLVMValueRef acc, unsigned n)
+{
+    LLVMTypeRef (*vt)(LLVMTypeRef, unsigned) = LLVMVectorType;
+    if (mm->d == PTX_TYPE_F16)
+        return LLVMBuildBitCast(L->b, LLVMBuildFPTrunc(L->b, acc, vt(L->f16, n), ""), vt(L->i16, n), "");
+    if (mm->d != PTX_TYPE_S32)
+        return LLVMBuildBitCast(L->b, acc, vt(raw_type(L, mm->d), n), "");
+    if (mm->satfinite) {
+        LLVMTypeRef t = vt(L->i64, n);
+        LLVMValueRef lo = vconst(L, L->i64, (uint64_t)INT32_MIN, n), hi = vconst(L, L->i64, INT32_MAX, n);
+        acc = call_intrinsic(L, "llvm.smax", &t, 1, (LLVMValueRef[]){acc, lo}, 2);
+        acc = call_intrinsic(L, "llvm.smin", &t, 1, (LLVMValueRef[]){acc, hi}, 2);
+    }
+    return LLVMBuildTrunc(L->b, acc, vt(L->i32, n), "");
+}
+
+void lower_matmul(fn *F, const matmul *mm, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c, LLVMValueRef d)
+{
+    lw *L = F->L;
+    unsigned n = mm->n, per = mm->a == PTX_TYPE_S4 || mm->a == PTX_TYPE_U4 ? 8 : mm->a == PTX_TYPE_B1 ? 32 : 1;
+    unsigned kw = mm->k / per; /* K in words of A's rows and B's rows */
+    unsigned ab = elem_bytes(mm->a), cb = elem_bytes(mm->c), db = elem_bytes(mm->d);
+    LLVMTypeRef at = raw_type(L, mm->a), ct = raw_type(L, mm->c);
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(L->b);
+    LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "mm.row");
+    LLVMBasicBlockRef out = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "mm.done");
+    LLVMBuildBr(L->b, loop);
+    LLVMPositionBuilderAtEnd(L->b, loop);
+    LLVMValueRef m = LLVMBuildPhi(L->b, L->i64, "m");
+    LLVMValueRef crow = LLVMBuildLoad2(L->b, LLVMVectorType(ct, n),
+                                       gep(L, c, LLVMBuildMul(L->b, m, const_i64(L, n * cb), "")), "");
+    LLVMSetAlignment(crow, 1);
+    LLVMValueRef acc = widen(L, mm, mm->c, crow, n, 0);
+    LLVMValueRef arow = gep(L, a, LLVMBuildMul(L->b, m, const_i64(L, kw * ab), ""));
+    for (unsigned w = 0; w < kw; w++) {
+        LLVMValueRef araw = LLVMBuildLoad2(L->b, at, gep(L, arow, const_i64(L, w * ab)), "");
+        LLVMValueRef braw = LLVMBuildLoad2(L->b, LLVMVectorType(at, n), gep(L, b, const_i64(L, (uint64_t)w * n * ab)), "");
+        LLVMSetAlignment(araw, 1);
+        LLVMSetAlignment(braw, 1);
+        if (mm->a == PTX_TYPE_B1) {
+            acc = popc_step(L, mm, acc, araw, braw, n);
+            continue;
+        }
+        for (unsigned s = 0; s < per; s++) {
+            LLVMValueRef av = vsplat(L, widen(L, mm, mm->a, araw, 0, s), n);
+            LLVMValueRef bv = widen(L, mm, mm->b, braw, n, s);
+            if (acc_type(L, mm) == L->i64) {
+                acc = LLVMBuildAdd(L->b, acc, LLVMBuildMul(L->b, av, bv, ""), "");
+            } else {
+                LLVMTypeRef vt = LLVMTypeOf(acc);
+                acc = call_intrinsic(L, "llvm.fma", &vt, 1, (LLVMValueRef[]){av, bv, acc}, 3);
+            }
+        }
+    }
+    LLVMValueRef st = LLVMBuildStore(L->b, narrow(L, mm, acc, n),
+                                     gep(L, d, LLVMBuildMul(L->b, m, const_i64(L, n * db), "")));
+    LLVMSetAlignment(st, 1);
+    LLVMValueRef next = LLVMBuildAdd(L->b, m, const_i64(L, 1), "");
+    LLVMValueRef zero = const_i64(L, 0);
+    LLVMAddIncoming(m, &zero, &pre, 1);
+    LLVMBasicBlockRef body_end = LLVMGetInsertBlock(L->b);
+    LLVMAddIncoming(m, &next, &body_end, 1);
+    LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntULT, next, const_i64(L, mm->m), ""), loop, out);
+    LLVMPositionBuilderAtEnd(L->b, out);
+}
