@@ -98,12 +98,23 @@ static LLVMValueRef popc_step(lw *L, const matmul *mm, LLVMValueRef acc, LLVMVal
     return LLVMBuildAdd(L->b, acc, LLVMBuildZExt(L->b, c, LLVMVectorType(L->i64, n), ""), "");
 }
 
+/* Bits of a float row with every NaN replaced by the GPU's (all ones
+ * but the sign). */
+static LLVMValueRef canonical_nan(lw *L, LLVMValueRef v, LLVMTypeRef it, uint64_t nan, unsigned n)
+{
+    LLVMValueRef bits = LLVMBuildBitCast(L->b, v, LLVMVectorType(it, n), "");
+    LLVMValueRef is_nan = LLVMBuildFCmp(L->b, LLVMRealUNO, v, v, "");
+    return LLVMBuildSelect(L->b, is_nan, vconst(L, it, nan, n), bits, "");
+}
+
 /* The row of D from the accumulated row. */
 static LLVMValueRef narrow(lw *L, const matmul *mm, LLVMValueRef acc, unsigned n)
 {
     LLVMTypeRef (*vt)(LLVMTypeRef, unsigned) = LLVMVectorType;
     if (mm->d == PTX_TYPE_F16)
-        return LLVMBuildBitCast(L->b, LLVMBuildFPTrunc(L->b, acc, vt(L->f16, n), ""), vt(L->i16, n), "");
+        return canonical_nan(L, LLVMBuildFPTrunc(L->b, acc, vt(L->f16, n), ""), L->i16, 0x7fff, n);
+    if (mm->d == PTX_TYPE_F32)
+        return canonical_nan(L, acc, L->i32, 0x7fffffff, n);
     if (mm->d != PTX_TYPE_S32)
         return LLVMBuildBitCast(L->b, acc, vt(raw_type(L, mm->d), n), "");
     if (mm->satfinite) {
@@ -113,6 +124,51 @@ static LLVMValueRef narrow(lw *L, const matmul *mm, LLVMValueRef acc, unsigned n
         acc = call_intrinsic(L, "llvm.smin", &t, 1, (LLVMValueRef[]){acc, hi}, 2);
     }
     return LLVMBuildTrunc(L->b, acc, vt(L->i32, n), "");
+}
+
+/* The H200's sum for f16 and bf16 multiplicands into f32 (fits every
+ * element of its recording but a few in a thousand): C and the K exact
+ * products aligned to the largest exponent among them, each truncated to
+ * TRUNC_BITS bits below it, summed exactly, the sum rounded toward zero.
+ * Terms are <n x double>; their biased exponents pick the scale. */
+#define TRUNC_BITS 26
+
+static LLVMValueRef truncating_sum(lw *L, LLVMValueRef *t, unsigned nt, unsigned n)
+{
+    LLVMTypeRef it = LLVMVectorType(L->i64, n), dt = LLVMVectorType(L->f64, n);
+    LLVMValueRef emax = vconst(L, L->i64, 64, n); /* all zero: any scale will do */
+    for (unsigned i = 0; i < nt; i++) {
+        LLVMValueRef e = LLVMBuildLShr(L->b, LLVMBuildBitCast(L->b, t[i], it, ""), vconst(L, L->i64, 52, n), "");
+        e = LLVMBuildAnd(L->b, e, vconst(L, L->i64, 0x7ff, n), "");
+        emax = call_intrinsic(L, "llvm.umax", &it, 1, (LLVMValueRef[]){emax, e}, 2);
+    }
+    /* scale 2^(TRUNC_BITS - e) and back 2^(e - TRUNC_BITS), e = frexp's exponent = biased - 1022 */
+    LLVMValueRef up = LLVMBuildSub(L->b, vconst(L, L->i64, 2045 + TRUNC_BITS, n), emax, "");
+    LLVMValueRef down = LLVMBuildSub(L->b, emax, vconst(L, L->i64, TRUNC_BITS - 1, n), "");
+    LLVMValueRef fifty_two = vconst(L, L->i64, 52, n);
+    up = LLVMBuildBitCast(L->b, LLVMBuildShl(L->b, up, fifty_two, ""), dt, "");
+    down = LLVMBuildBitCast(L->b, LLVMBuildShl(L->b, down, fifty_two, ""), dt, "");
+    LLVMValueRef sum = LLVMConstNull(dt);
+    for (unsigned i = 0; i < nt; i++) {
+        LLVMValueRef x = LLVMBuildFMul(L->b, t[i], up, "");
+        sum = LLVMBuildFAdd(L->b, sum, call_intrinsic(L, "llvm.trunc", &dt, 1, &x, 1), "");
+    }
+    sum = LLVMBuildFMul(L->b, sum, down, "");
+    /* toward zero: one step down in magnitude where rounding went up */
+    LLVMTypeRef ft = LLVMVectorType(L->f32, n);
+    LLVMValueRef f = LLVMBuildFPTrunc(L->b, sum, ft, "");
+    LLVMValueRef back = LLVMBuildFPExt(L->b, f, dt, "");
+    LLVMValueRef grew = LLVMBuildFCmp(L->b, LLVMRealOGT, call_intrinsic(L, "llvm.fabs", &dt, 1, &back, 1),
+                                      call_intrinsic(L, "llvm.fabs", &dt, 1, &sum, 1), "");
+    LLVMTypeRef i32v = LLVMVectorType(L->i32, n);
+    LLVMValueRef bits = LLVMBuildBitCast(L->b, f, i32v, "");
+    LLVMValueRef less = LLVMBuildSub(L->b, bits, vconst(L, L->i32, 1, n), "");
+    return LLVMBuildBitCast(L->b, LLVMBuildSelect(L->b, grew, less, bits, ""), ft, "");
+}
+
+static bool sums_truncated(const matmul *mm)
+{
+    return (mm->a == PTX_TYPE_F16 || mm->a == PTX_TYPE_BF16) && mm->d == PTX_TYPE_F32;
 }
 
 void lower_matmul(fn *F, const matmul *mm, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c, LLVMValueRef d)
@@ -132,6 +188,10 @@ void lower_matmul(fn *F, const matmul *mm, LLVMValueRef a, LLVMValueRef b, LLVMV
                                        gep(L, c, LLVMBuildMul(L->b, m, const_i64(L, n * cb), "")), "");
     LLVMSetAlignment(crow, 1);
     LLVMValueRef acc = widen(L, mm, mm->c, crow, n, 0);
+    LLVMValueRef terms[33]; /* sums_truncated: C, then the products */
+    unsigned nt = 0;
+    if (sums_truncated(mm))
+        terms[nt++] = LLVMBuildFPExt(L->b, acc, LLVMVectorType(L->f64, n), "");
     LLVMValueRef arow = gep(L, a, LLVMBuildMul(L->b, m, const_i64(L, kw * ab), ""));
     for (unsigned w = 0; w < kw; w++) {
         LLVMValueRef araw = LLVMBuildLoad2(L->b, at, gep(L, arow, const_i64(L, w * ab)), "");
@@ -145,7 +205,10 @@ void lower_matmul(fn *F, const matmul *mm, LLVMValueRef a, LLVMValueRef b, LLVMV
         for (unsigned s = 0; s < per; s++) {
             LLVMValueRef av = vsplat(L, widen(L, mm, mm->a, araw, 0, s), n);
             LLVMValueRef bv = widen(L, mm, mm->b, braw, n, s);
-            if (acc_type(L, mm) == L->i64) {
+            if (sums_truncated(mm)) { /* exact in f64 */
+                LLVMTypeRef dt = LLVMVectorType(L->f64, n);
+                terms[nt++] = LLVMBuildFMul(L->b, LLVMBuildFPExt(L->b, av, dt, ""), LLVMBuildFPExt(L->b, bv, dt, ""), "");
+            } else if (acc_type(L, mm) == L->i64) {
                 acc = LLVMBuildAdd(L->b, acc, LLVMBuildMul(L->b, av, bv, ""), "");
             } else {
                 LLVMTypeRef vt = LLVMTypeOf(acc);
@@ -153,6 +216,8 @@ void lower_matmul(fn *F, const matmul *mm, LLVMValueRef a, LLVMValueRef b, LLVMV
             }
         }
     }
+    if (sums_truncated(mm))
+        acc = truncating_sum(L, terms, nt, n);
     LLVMValueRef st = LLVMBuildStore(L->b, narrow(L, mm, acc, n),
                                      gep(L, d, LLVMBuildMul(L->b, m, const_i64(L, n * db), "")));
     LLVMSetAlignment(st, 1);
