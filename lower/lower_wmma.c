@@ -389,6 +389,12 @@ static void lower_wmma_mma(fn *F, const ptx_instr *in, LLVMValueRef mask)
     uint8_t shape = in->mod[PTX_CAT_SHAPE];
     ptx_type t[4];
     mma_types(in, t);
+    uint8_t rnd = in->mod[PTX_CAT_ROUND];
+    if (rnd && rnd != PTX_ROUND_RN) {
+        lw_error(L, in->loc, "wmma.mma.%s (a directed rounding of f64) is not supported yet",
+                 ptx_mod_text(PTX_CAT_ROUND, rnd));
+        return;
+    }
     frag g[4];
     place p[4];
     LLVMValueRef regs[16];
