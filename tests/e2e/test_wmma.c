@@ -136,6 +136,24 @@ static void *dev(size_t bytes, int fill)
 }
 
 /* ---- nvcc/clang kernels ------------------------------------------------ */
+/* D == A * B (+ C): element (i, j) of a matrix X at x[i * X.row + j * X.col]. */
+typedef struct mat {
+    const float *x;
+    size_t row, col;
+} mat;
+
+static void check_product(const char *what, mat d, mat a, mat b, const float *c, unsigned M, unsigned N, unsigned K)
+{
+    for (unsigned i = 0; i < M; i++)
+        for (unsigned j = 0; j < N; j++) {
+            float want = c ? c[i * N + j] : 0, got = d.x[i * d.row + j * d.col];
+            for (unsigned k = 0; k < K; k++)
+                want += a.x[i * a.row + k * a.col] * b.x[k * b.row + j * b.col];
+            if (got != want)
+                fail_msg("%s: D[%u][%u] = %g, want %g", what, i, j, got, want);
+        }
+}
+
 
 /* wmma_f16_f32: D = A * B + C over a 2x3 grid of 16x16 tiles, K = 64. */
 static void gemm_f16_f32(const char *file)
@@ -154,14 +172,7 @@ static void gemm_f16_f32(const char *file)
     params p = {0};
     p_ptr(&p, a), p_ptr(&p, b), p_ptr(&p, c), p_ptr(&p, d), p_i32(&p, M), p_i32(&p, N), p_i32(&p, K);
     run(m, "wmma_f16_f32", N / 16, M / 16, 32, &p);
-    for (unsigned i = 0; i < M; i++)
-        for (unsigned j = 0; j < N; j++) {
-            float want = c[i * N + j];
-            for (unsigned k = 0; k < K; k++)
-                want += fa[i * K + k] * fb[j * K + k];
-            if (d[i * N + j] != want)
-                fail_msg("%s wmma_f16_f32: D[%u][%u] = %g, want %g", file, i, j, d[i * N + j], want);
-        }
+    check_product(file, (mat){d, N, 1}, (mat){fa, K, 1}, (mat){fb, 1, K}, c, M, N, K); /* B col-major */
     ptxjit_mem_free(a, M * K * 2), ptxjit_mem_free(b, K * N * 2);
     ptxjit_mem_free(c, M * N * 4), ptxjit_mem_free(d, M * N * 4);
     ptxjit_module_unload(m);
@@ -296,14 +307,7 @@ static void gemm_bf16(const char *file)
     params p = {0};
     p_ptr(&p, a), p_ptr(&p, b), p_ptr(&p, d), p_i32(&p, M), p_i32(&p, N), p_i32(&p, K);
     run(m, "wmma_bf16_gemm", N / 8, M / 32, 32, &p);
-    for (unsigned i = 0; i < M; i++)
-        for (unsigned j = 0; j < N; j++) {
-            float want = 0;
-            for (unsigned k = 0; k < K; k++)
-                want += fa[i * K + k] * fb[k * N + j];
-            if (d[j * M + i] != want)
-                fail_msg("%s wmma_bf16_gemm: D[%u][%u] = %g, want %g", file, i, j, d[j * M + i], want);
-        }
+    check_product(file, (mat){d, 1, M}, (mat){fa, K, 1}, (mat){fb, N, 1}, NULL, M, N, K); /* D col-major */
     ptxjit_mem_free(a, M * K * 2), ptxjit_mem_free(b, K * N * 2), ptxjit_mem_free(d, M * N * 4);
     ptxjit_module_unload(m);
 }
@@ -322,14 +326,7 @@ static void gemm_shared(const char *file)
     params p = {0};
     p_ptr(&p, a), p_ptr(&p, b), p_ptr(&p, d), p_i32(&p, M), p_i32(&p, N), p_i32(&p, K);
     run(m, "wmma_f16_gemm_shared", N / 32, M / 32, 128, &p);
-    for (unsigned i = 0; i < M; i++)
-        for (unsigned j = 0; j < N; j++) {
-            float want = 0;
-            for (unsigned k = 0; k < K; k++)
-                want += fa[k * M + i] * fb[k * N + j];
-            if (d[i * N + j] != want)
-                fail_msg("%s wmma_f16_gemm_shared: D[%u][%u] = %g, want %g", file, i, j, d[i * N + j], want);
-        }
+    check_product(file, (mat){d, N, 1}, (mat){fa, 1, M}, (mat){fb, N, 1}, NULL, M, N, K); /* A col-major */
     ptxjit_mem_free(a, M * K * 2), ptxjit_mem_free(b, K * N * 2), ptxjit_mem_free(d, M * N * 4);
     ptxjit_module_unload(m);
 }
