@@ -166,6 +166,47 @@ static LLVMValueRef truncating_sum(lw *L, LLVMValueRef *t, unsigned nt, unsigned
     return LLVMBuildBitCast(L->b, LLVMBuildSelect(L->b, grew, less, bits, ""), ft, "");
 }
 
+/* The same sum for f16 multiplicands, in f32 lanes (half the vector work):
+ * their products are exact in f32 and at least 2^-48 when not zero, so the
+ * scaled terms are integers below 2^26 and their sum fits an i32.  A sum
+ * with an infinity or NaN is the IEEE sum; one of zero products is C (a
+ * zero: +0, as the f64 form gives). */
+static LLVMValueRef truncating_sum_f32(lw *L, LLVMValueRef *t, unsigned nt, unsigned n)
+{
+    LLVMTypeRef it = LLVMVectorType(L->i32, n), ft = LLVMVectorType(L->f32, n);
+    LLVMValueRef emax = vconst(L, L->i32, 64, n), ieee = t[0];
+    for (unsigned i = 0; i < nt; i++) {
+        LLVMValueRef e = LLVMBuildLShr(L->b, LLVMBuildBitCast(L->b, t[i], it, ""), vconst(L, L->i32, 23, n), "");
+        e = LLVMBuildAnd(L->b, e, vconst(L, L->i32, 0xff, n), "");
+        emax = call_intrinsic(L, "llvm.umax", &it, 1, (LLVMValueRef[]){emax, e}, 2);
+        if (i)
+            ieee = LLVMBuildFAdd(L->b, ieee, t[i], "");
+    }
+    /* scale 2^(TRUNC_BITS - e) and back, e = frexp's exponent = biased - 126 */
+    LLVMValueRef twenty_three = vconst(L, L->i32, 23, n);
+    LLVMValueRef up = LLVMBuildSub(L->b, vconst(L, L->i32, 253 + TRUNC_BITS, n), emax, "");
+    LLVMValueRef down = LLVMBuildSub(L->b, emax, vconst(L, L->i32, TRUNC_BITS - 1, n), "");
+    up = LLVMBuildBitCast(L->b, LLVMBuildShl(L->b, up, twenty_three, ""), ft, "");
+    down = LLVMBuildBitCast(L->b, LLVMBuildShl(L->b, down, twenty_three, ""), ft, "");
+    LLVMValueRef sum = LLVMConstNull(it);
+    for (unsigned i = 0; i < nt; i++) /* fptosi truncates toward zero */
+        sum = LLVMBuildAdd(L->b, sum, LLVMBuildFPToSI(L->b, LLVMBuildFMul(L->b, t[i], up, ""), it, ""), "");
+    /* toward zero to 24 bits: clear the bits below them, then convert exactly */
+    LLVMValueRef mag = call_intrinsic(L, "llvm.abs", &it, 1, (LLVMValueRef[]){sum, LLVMConstInt(L->i1, 0, false)}, 2);
+    LLVMValueRef lz = call_intrinsic(L, "llvm.ctlz", &it, 1, (LLVMValueRef[]){mag, LLVMConstInt(L->i1, 0, false)}, 2);
+    LLVMValueRef drop = call_intrinsic(L, "llvm.usub.sat", &it, 1, (LLVMValueRef[]){vconst(L, L->i32, 8, n), lz}, 2);
+    mag = LLVMBuildAnd(L->b, mag, LLVMBuildShl(L->b, vconst(L, L->i32, 0xffffffffu, n), drop, ""), "");
+    LLVMValueRef neg = LLVMBuildICmp(L->b, LLVMIntSLT, sum, LLVMConstNull(it), "");
+    sum = LLVMBuildSelect(L->b, neg, LLVMBuildNeg(L->b, mag, ""), mag, "");
+    LLVMValueRef r = LLVMBuildFMul(L->b, LLVMBuildSIToFP(L->b, sum, ft, ""), down, "");
+    LLVMValueRef special = LLVMBuildICmp(L->b, LLVMIntEQ, emax, vconst(L, L->i32, 0xff, n), "");
+    LLVMValueRef small = LLVMBuildICmp(L->b, LLVMIntEQ, emax, vconst(L, L->i32, 64, n), "");
+    LLVMValueRef c_or_zero = LLVMBuildSelect(L->b, LLVMBuildFCmp(L->b, LLVMRealOEQ, t[0], LLVMConstNull(ft), ""),
+                                             LLVMConstNull(ft), t[0], "");
+    r = LLVMBuildSelect(L->b, small, c_or_zero, r, "");
+    return LLVMBuildSelect(L->b, special, ieee, r, "");
+}
+
 static bool sums_truncated(const matmul *mm)
 {
     return (mm->a == PTX_TYPE_F16 || mm->a == PTX_TYPE_BF16) && mm->d == PTX_TYPE_F32;
@@ -190,8 +231,10 @@ void lower_matmul(fn *F, const matmul *mm, LLVMValueRef a, LLVMValueRef b, LLVMV
     LLVMValueRef acc = widen(L, mm, mm->c, crow, n, 0);
     LLVMValueRef terms[33]; /* sums_truncated: C, then the products */
     unsigned nt = 0;
+    bool narrow_terms = mm->a == PTX_TYPE_F16; /* truncating_sum_f32 */
+    LLVMTypeRef term_t = LLVMVectorType(narrow_terms ? L->f32 : L->f64, n);
     if (sums_truncated(mm))
-        terms[nt++] = LLVMBuildFPExt(L->b, acc, LLVMVectorType(L->f64, n), "");
+        terms[nt++] = narrow_terms ? acc : LLVMBuildFPExt(L->b, acc, term_t, "");
     LLVMValueRef arow = gep(L, a, LLVMBuildMul(L->b, m, const_i64(L, kw * ab), ""));
     for (unsigned w = 0; w < kw; w++) {
         LLVMValueRef araw = LLVMBuildLoad2(L->b, at, gep(L, arow, const_i64(L, w * ab)), "");
@@ -205,9 +248,10 @@ void lower_matmul(fn *F, const matmul *mm, LLVMValueRef a, LLVMValueRef b, LLVMV
         for (unsigned s = 0; s < per; s++) {
             LLVMValueRef av = vsplat(L, widen(L, mm, mm->a, araw, 0, s), n);
             LLVMValueRef bv = widen(L, mm, mm->b, braw, n, s);
-            if (sums_truncated(mm)) { /* exact in f64 */
-                LLVMTypeRef dt = LLVMVectorType(L->f64, n);
-                terms[nt++] = LLVMBuildFMul(L->b, LLVMBuildFPExt(L->b, av, dt, ""), LLVMBuildFPExt(L->b, bv, dt, ""), "");
+            if (sums_truncated(mm)) { /* exact products */
+                terms[nt++] = narrow_terms ? LLVMBuildFMul(L->b, av, bv, "")
+                                           : LLVMBuildFMul(L->b, LLVMBuildFPExt(L->b, av, term_t, ""),
+                                                           LLVMBuildFPExt(L->b, bv, term_t, ""), "");
             } else if (acc_type(L, mm) == L->i64) {
                 acc = LLVMBuildAdd(L->b, acc, LLVMBuildMul(L->b, av, bv, ""), "");
             } else {
@@ -217,7 +261,7 @@ void lower_matmul(fn *F, const matmul *mm, LLVMValueRef a, LLVMValueRef b, LLVMV
         }
     }
     if (sums_truncated(mm))
-        acc = truncating_sum(L, terms, nt, n);
+        acc = narrow_terms ? truncating_sum_f32(L, terms, nt, n) : truncating_sum(L, terms, nt, n);
     LLVMValueRef st = LLVMBuildStore(L->b, narrow(L, mm, acc, n),
                                      gep(L, d, LLVMBuildMul(L->b, m, const_i64(L, n * db), "")));
     LLVMSetAlignment(st, 1);
