@@ -3,7 +3,7 @@
  * The ISA leaves the fragment layouts unspecified; the layout here is what
  * an NVIDIA H200 (sm_90) shows a program that reads fragment registers
  * (tests/gpu/results/tensor.res, decoded from its "tags" input set for all
- * 184 wmma probes): every fragment is built from 8x8 "cores" of the
+ * 192 wmma probes): every fragment is built from 8x8 "cores" of the
  * mma.sync m16n8k* layouts.  Lane l = 4g + t holds, in one register (two
  * for 8-byte accumulator pairs), `per` consecutive elements of row g of a
  * core: A in its MxK view, B in its NxK view (B transposed), C and D in
