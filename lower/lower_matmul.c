@@ -4,10 +4,14 @@
  * One row of D at a time (an IR loop over the rows): the row of C, then
  * for each k a broadcast A[m][k] times the row k of B, accumulated in the
  * instruction's precision:
- *   f16, bf16, tf32 multiplicands: f32 (the products are exact in f32),
- *     an f16 accumulator widened on the way in and rounded (RN) on the
- *     way out; tf32 uses the top 19 bits of each f32;
+ *   f16 and bf16 into an f32 D: the H200's truncating sum (below);
+ *   f16 into an f16 D, tf32: fused multiply-adds in f32, in k order (the
+ *     products are exact in f32), an f16 accumulator widened on the way in
+ *     and rounded (RN) on the way out; tf32 uses the top 19 bits of each
+ *     f32 (these fit the recording bit for bit for f16 D, within 1e-4
+ *     for tf32);
  *   f64: fused multiply-adds in order;
+ *   float NaN results: the GPU's canonical bits (f32, f16);
  *   integers: exact in 64 bits, then wrapped to 32 bits or, with
  *     .satfinite, clamped to the s32 range;
  *   b1: popc(A[m] op B[:,n]) over 32-bit words.
