@@ -130,28 +130,56 @@ static LLVMValueRef narrow(lw *L, const matmul *mm, LLVMValueRef acc, unsigned n
     return LLVMBuildTrunc(L->b, acc, vt(L->i32, n), "");
 }
 
-/* The H200's sum for f16 and bf16 multiplicands into f32 (fits every
- * element of its recording but a few in a thousand): C and the K exact
- * products aligned to the largest exponent among them, each truncated to
- * TRUNC_BITS bits below it, summed exactly, the sum rounded toward zero.
- * Terms are <n x double>; their biased exponents pick the scale. */
-#define TRUNC_BITS 26
+/* The H200's sum for f16 and bf16 multiplicands into f32 (every element
+ * of its recording): C and the K exact products as one fixed-point sum
+ * whose unit is 2^(E - 27), E the largest exponent among C's and the
+ * products' (a product's exponent is its inputs' added: frexp's, as the
+ * hardware adds them before it multiplies), each term truncated to the
+ * unit, the sum rounded toward zero to f32.  e[i] holds term i's exponent
+ * as a biased field (0 for a zero term).  Terms are <n x double> here. */
+#define TRUNC_BITS 27
 
-static LLVMValueRef truncating_sum(lw *L, LLVMValueRef *t, unsigned nt, unsigned n)
+/* The biased exponent field of each element of v (float or double lanes). */
+static LLVMValueRef exp_field(lw *L, LLVMValueRef v, unsigned n)
+{
+    bool dbl = LLVMGetElementType(LLVMTypeOf(v)) == L->f64;
+    LLVMTypeRef it = LLVMVectorType(dbl ? L->i64 : L->i32, n);
+    LLVMValueRef e = LLVMBuildLShr(L->b, LLVMBuildBitCast(L->b, v, it, ""), vconst(L, LLVMGetElementType(it), dbl ? 52 : 23, n), "");
+    return LLVMBuildAnd(L->b, e, vconst(L, LLVMGetElementType(it), dbl ? 0x7ff : 0xff, n), "");
+}
+
+/* The exponent field a product of x and y is aligned by (see above): the
+ * inputs' exponents added; 0 when the product is zero. */
+static LLVMValueRef product_exp(lw *L, LLVMValueRef x, LLVMValueRef y, LLVMValueRef prod, unsigned n)
+{
+    bool dbl = LLVMGetElementType(LLVMTypeOf(x)) == L->f64;
+    LLVMTypeRef et = dbl ? L->i64 : L->i32;
+    LLVMValueRef e = LLVMBuildAdd(L->b, exp_field(L, x, n), exp_field(L, y, n), "");
+    e = LLVMBuildSub(L->b, e, vconst(L, et, dbl ? 1022 : 126, n), "");
+    LLVMValueRef zero = LLVMBuildFCmp(L->b, LLVMRealOEQ, prod, LLVMConstNull(LLVMTypeOf(prod)), "");
+    return LLVMBuildSelect(L->b, zero, LLVMConstNull(LLVMTypeOf(e)), e, "");
+}
+
+static LLVMValueRef largest(lw *L, LLVMValueRef *e, unsigned nt, unsigned n)
+{
+    LLVMTypeRef it = LLVMTypeOf(e[0]);
+    LLVMValueRef emax = vconst(L, LLVMGetElementType(it), 64, n); /* all zero: any scale will do */
+    for (unsigned i = 0; i < nt; i++)
+        emax = call_intrinsic(L, "llvm.smax", &it, 1, (LLVMValueRef[]){emax, e[i]}, 2);
+    return emax;
+}
+
+static LLVMValueRef truncating_sum(lw *L, LLVMValueRef *t, LLVMValueRef *e, unsigned nt, unsigned n)
 {
     LLVMTypeRef it = LLVMVectorType(L->i64, n), dt = LLVMVectorType(L->f64, n);
-    LLVMValueRef emax = vconst(L, L->i64, 64, n); /* all zero: any scale will do */
-    for (unsigned i = 0; i < nt; i++) {
-        LLVMValueRef e = LLVMBuildLShr(L->b, LLVMBuildBitCast(L->b, t[i], it, ""), vconst(L, L->i64, 52, n), "");
-        e = LLVMBuildAnd(L->b, e, vconst(L, L->i64, 0x7ff, n), "");
-        emax = call_intrinsic(L, "llvm.umax", &it, 1, (LLVMValueRef[]){emax, e}, 2);
-    }
-    /* scale 2^(TRUNC_BITS - e) and back 2^(e - TRUNC_BITS), e = frexp's exponent = biased - 1022 */
+    LLVMValueRef emax = largest(L, e, nt, n);
+    /* scale 2^(TRUNC_BITS - x) and back 2^(x - TRUNC_BITS), x = frexp's exponent = biased - 1022 */
     LLVMValueRef up = LLVMBuildSub(L->b, vconst(L, L->i64, 2045 + TRUNC_BITS, n), emax, "");
     LLVMValueRef down = LLVMBuildSub(L->b, emax, vconst(L, L->i64, TRUNC_BITS - 1, n), "");
     LLVMValueRef fifty_two = vconst(L, L->i64, 52, n);
     up = LLVMBuildBitCast(L->b, LLVMBuildShl(L->b, up, fifty_two, ""), dt, "");
     down = LLVMBuildBitCast(L->b, LLVMBuildShl(L->b, down, fifty_two, ""), dt, "");
+    (void)it;
     LLVMValueRef sum = LLVMConstNull(dt);
     for (unsigned i = 0; i < nt; i++) {
         LLVMValueRef x = LLVMBuildFMul(L->b, t[i], up, "");
@@ -172,41 +200,41 @@ static LLVMValueRef truncating_sum(lw *L, LLVMValueRef *t, unsigned nt, unsigned
 
 /* The same sum for f16 multiplicands, in f32 lanes (half the vector work):
  * their products are exact in f32 and at least 2^-48 when not zero, so the
- * scaled terms are integers below 2^26 and their sum fits an i32.  A sum
- * with an infinity or NaN is the IEEE sum; one of zero products is C (a
- * zero: +0, as the f64 form gives). */
-static LLVMValueRef truncating_sum_f32(lw *L, LLVMValueRef *t, unsigned nt, unsigned n)
+ * scaled terms are integers below 2^27, summed in 64 bits.  A sum with an
+ * infinity or NaN is the IEEE sum; one of zero products is C (a zero: +0,
+ * as the f64 form gives). */
+static LLVMValueRef truncating_sum_f32(lw *L, LLVMValueRef *t, LLVMValueRef *e, unsigned nt, unsigned n)
 {
-    LLVMTypeRef it = LLVMVectorType(L->i32, n), ft = LLVMVectorType(L->f32, n);
-    LLVMValueRef emax = vconst(L, L->i32, 64, n), ieee = t[0];
+    LLVMTypeRef it = LLVMVectorType(L->i32, n), lt = LLVMVectorType(L->i64, n), ft = LLVMVectorType(L->f32, n);
+    LLVMValueRef emax = largest(L, e, nt, n), ieee = t[0], special = NULL;
     for (unsigned i = 0; i < nt; i++) {
-        LLVMValueRef e = LLVMBuildLShr(L->b, LLVMBuildBitCast(L->b, t[i], it, ""), vconst(L, L->i32, 23, n), "");
-        e = LLVMBuildAnd(L->b, e, vconst(L, L->i32, 0xff, n), "");
-        emax = call_intrinsic(L, "llvm.umax", &it, 1, (LLVMValueRef[]){emax, e}, 2);
+        LLVMValueRef inf_nan = LLVMBuildICmp(L->b, LLVMIntEQ, exp_field(L, t[i], n), vconst(L, L->i32, 0xff, n), "");
+        special = special ? LLVMBuildOr(L->b, special, inf_nan, "") : inf_nan;
         if (i)
             ieee = LLVMBuildFAdd(L->b, ieee, t[i], "");
     }
-    /* scale 2^(TRUNC_BITS - e) and back, e = frexp's exponent = biased - 126 */
+    /* scale 2^(TRUNC_BITS - x) and back, x = frexp's exponent = biased - 126 */
     LLVMValueRef twenty_three = vconst(L, L->i32, 23, n);
     LLVMValueRef up = LLVMBuildSub(L->b, vconst(L, L->i32, 253 + TRUNC_BITS, n), emax, "");
     LLVMValueRef down = LLVMBuildSub(L->b, emax, vconst(L, L->i32, TRUNC_BITS - 1, n), "");
     up = LLVMBuildBitCast(L->b, LLVMBuildShl(L->b, up, twenty_three, ""), ft, "");
     down = LLVMBuildBitCast(L->b, LLVMBuildShl(L->b, down, twenty_three, ""), ft, "");
-    LLVMValueRef sum = LLVMConstNull(it);
+    LLVMValueRef sum = LLVMConstNull(lt);
     for (unsigned i = 0; i < nt; i++) /* fptosi truncates toward zero */
-        sum = LLVMBuildAdd(L->b, sum, LLVMBuildFPToSI(L->b, LLVMBuildFMul(L->b, t[i], up, ""), it, ""), "");
+        sum = LLVMBuildAdd(L->b, sum, LLVMBuildFPToSI(L->b, LLVMBuildFMul(L->b, t[i], up, ""), lt, ""), "");
     /* toward zero to 24 bits: clear the bits below them, then convert exactly */
-    LLVMValueRef mag = call_intrinsic(L, "llvm.abs", &it, 1, (LLVMValueRef[]){sum, LLVMConstInt(L->i1, 0, false)}, 2);
-    LLVMValueRef lz = call_intrinsic(L, "llvm.ctlz", &it, 1, (LLVMValueRef[]){mag, LLVMConstInt(L->i1, 0, false)}, 2);
-    LLVMValueRef drop = call_intrinsic(L, "llvm.usub.sat", &it, 1, (LLVMValueRef[]){vconst(L, L->i32, 8, n), lz}, 2);
-    mag = LLVMBuildAnd(L->b, mag, LLVMBuildShl(L->b, vconst(L, L->i32, 0xffffffffu, n), drop, ""), "");
-    LLVMValueRef neg = LLVMBuildICmp(L->b, LLVMIntSLT, sum, LLVMConstNull(it), "");
+    LLVMValueRef no = LLVMConstInt(L->i1, 0, false);
+    LLVMValueRef mag = call_intrinsic(L, "llvm.abs", &lt, 1, (LLVMValueRef[]){sum, no}, 2);
+    LLVMValueRef lz = call_intrinsic(L, "llvm.ctlz", &lt, 1, (LLVMValueRef[]){mag, no}, 2);
+    LLVMValueRef drop = call_intrinsic(L, "llvm.usub.sat", &lt, 1, (LLVMValueRef[]){vconst(L, L->i64, 40, n), lz}, 2);
+    mag = LLVMBuildAnd(L->b, mag, LLVMBuildShl(L->b, vconst(L, L->i64, ~0ull, n), drop, ""), "");
+    LLVMValueRef neg = LLVMBuildICmp(L->b, LLVMIntSLT, sum, LLVMConstNull(lt), "");
     sum = LLVMBuildSelect(L->b, neg, LLVMBuildNeg(L->b, mag, ""), mag, "");
     LLVMValueRef r = LLVMBuildFMul(L->b, LLVMBuildSIToFP(L->b, sum, ft, ""), down, "");
-    LLVMValueRef special = LLVMBuildICmp(L->b, LLVMIntEQ, emax, vconst(L, L->i32, 0xff, n), "");
     LLVMValueRef small = LLVMBuildICmp(L->b, LLVMIntEQ, emax, vconst(L, L->i32, 64, n), "");
     LLVMValueRef c_or_zero = LLVMBuildSelect(L->b, LLVMBuildFCmp(L->b, LLVMRealOEQ, t[0], LLVMConstNull(ft), ""),
                                              LLVMConstNull(ft), t[0], "");
+    (void)it;
     r = LLVMBuildSelect(L->b, small, c_or_zero, r, "");
     return LLVMBuildSelect(L->b, special, ieee, r, "");
 }
@@ -233,12 +261,15 @@ void lower_matmul(fn *F, const matmul *mm, LLVMValueRef a, LLVMValueRef b, LLVMV
                                        gep(L, c, LLVMBuildMul(L->b, m, const_i64(L, n * cb), "")), "");
     LLVMSetAlignment(crow, 1);
     LLVMValueRef acc = widen(L, mm, mm->c, crow, n, 0);
-    LLVMValueRef terms[33]; /* sums_truncated: C, then the products */
+    LLVMValueRef terms[33], exps[33]; /* sums_truncated: C, then the products, and their exponents */
     unsigned nt = 0;
     bool narrow_terms = mm->a == PTX_TYPE_F16; /* truncating_sum_f32 */
     LLVMTypeRef term_t = LLVMVectorType(narrow_terms ? L->f32 : L->f64, n);
-    if (sums_truncated(mm))
-        terms[nt++] = narrow_terms ? acc : LLVMBuildFPExt(L->b, acc, term_t, "");
+    if (sums_truncated(mm)) {
+        terms[nt] = narrow_terms ? acc : LLVMBuildFPExt(L->b, acc, term_t, "");
+        exps[nt] = exp_field(L, terms[nt], n);
+        nt++;
+    }
     LLVMValueRef arow = gep(L, a, LLVMBuildMul(L->b, m, const_i64(L, kw * ab), ""));
     for (unsigned w = 0; w < kw; w++) {
         LLVMValueRef araw = LLVMBuildLoad2(L->b, at, gep(L, arow, const_i64(L, w * ab)), "");
@@ -253,9 +284,11 @@ void lower_matmul(fn *F, const matmul *mm, LLVMValueRef a, LLVMValueRef b, LLVMV
             LLVMValueRef av = vsplat(L, widen(L, mm, mm->a, araw, 0, s), n);
             LLVMValueRef bv = widen(L, mm, mm->b, braw, n, s);
             if (sums_truncated(mm)) { /* exact products */
-                terms[nt++] = narrow_terms ? LLVMBuildFMul(L->b, av, bv, "")
-                                           : LLVMBuildFMul(L->b, LLVMBuildFPExt(L->b, av, term_t, ""),
-                                                           LLVMBuildFPExt(L->b, bv, term_t, ""), "");
+                LLVMValueRef x = narrow_terms ? av : LLVMBuildFPExt(L->b, av, term_t, "");
+                LLVMValueRef y = narrow_terms ? bv : LLVMBuildFPExt(L->b, bv, term_t, "");
+                terms[nt] = LLVMBuildFMul(L->b, x, y, "");
+                exps[nt] = product_exp(L, x, y, terms[nt], n);
+                nt++;
             } else if (acc_type(L, mm) == L->i64) {
                 acc = LLVMBuildAdd(L->b, acc, LLVMBuildMul(L->b, av, bv, ""), "");
             } else {
@@ -265,7 +298,7 @@ void lower_matmul(fn *F, const matmul *mm, LLVMValueRef a, LLVMValueRef b, LLVMV
         }
     }
     if (sums_truncated(mm))
-        acc = narrow_terms ? truncating_sum_f32(L, terms, nt, n) : truncating_sum(L, terms, nt, n);
+        acc = narrow_terms ? truncating_sum_f32(L, terms, exps, nt, n) : truncating_sum(L, terms, exps, nt, n);
     LLVMValueRef st = LLVMBuildStore(L->b, narrow(L, mm, acc, n),
                                      gep(L, d, LLVMBuildMul(L->b, m, const_i64(L, n * db), "")));
     LLVMSetAlignment(st, 1);
