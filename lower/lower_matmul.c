@@ -219,9 +219,14 @@ static LLVMValueRef truncating_sum_f32(lw *L, LLVMValueRef *t, LLVMValueRef *e, 
     LLVMValueRef down = LLVMBuildSub(L->b, emax, vconst(L, L->i32, TRUNC_BITS - 1, n), "");
     up = LLVMBuildBitCast(L->b, LLVMBuildShl(L->b, up, twenty_three, ""), ft, "");
     down = LLVMBuildBitCast(L->b, LLVMBuildShl(L->b, down, twenty_three, ""), ft, "");
-    LLVMValueRef sum = LLVMConstNull(lt);
-    for (unsigned i = 0; i < nt; i++) /* fptosi truncates toward zero */
-        sum = LLVMBuildAdd(L->b, sum, LLVMBuildFPToSI(L->b, LLVMBuildFMul(L->b, t[i], up, ""), lt, ""), "");
+    /* fptosi truncates toward zero; two 32-bit partial sums of at most 9
+     * terms each cannot overflow, their sum may */
+    LLVMValueRef part[2] = {LLVMConstNull(it), LLVMConstNull(it)};
+    for (unsigned i = 0; i < nt; i++) {
+        LLVMValueRef *p = &part[i * 2 >= nt];
+        *p = LLVMBuildAdd(L->b, *p, LLVMBuildFPToSI(L->b, LLVMBuildFMul(L->b, t[i], up, ""), it, ""), "");
+    }
+    LLVMValueRef sum = LLVMBuildAdd(L->b, LLVMBuildSExt(L->b, part[0], lt, ""), LLVMBuildSExt(L->b, part[1], lt, ""), "");
     /* toward zero to 24 bits: clear the bits below them, then convert exactly */
     LLVMValueRef no = LLVMConstInt(L->i1, 0, false);
     LLVMValueRef mag = call_intrinsic(L, "llvm.abs", &lt, 1, (LLVMValueRef[]){sum, no}, 2);
@@ -234,7 +239,6 @@ static LLVMValueRef truncating_sum_f32(lw *L, LLVMValueRef *t, LLVMValueRef *e, 
     LLVMValueRef small = LLVMBuildICmp(L->b, LLVMIntEQ, emax, vconst(L, L->i32, 64, n), "");
     LLVMValueRef c_or_zero = LLVMBuildSelect(L->b, LLVMBuildFCmp(L->b, LLVMRealOEQ, t[0], LLVMConstNull(ft), ""),
                                              LLVMConstNull(ft), t[0], "");
-    (void)it;
     r = LLVMBuildSelect(L->b, small, c_or_zero, r, "");
     return LLVMBuildSelect(L->b, special, ieee, r, "");
 }
