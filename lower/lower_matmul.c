@@ -130,12 +130,12 @@ static LLVMValueRef narrow(lw *L, const matmul *mm, LLVMValueRef acc, unsigned n
     return LLVMBuildTrunc(L->b, acc, vt(L->i32, n), "");
 }
 
-/* The H200's sum for f16 and bf16 multiplicands into f32 (every element
- * of its recording): C and the K exact products as one fixed-point sum
- * whose unit is 2^(E - 27), E the largest exponent among C's and the
- * products' (a product's exponent is its inputs' added: frexp's, as the
- * hardware adds them before it multiplies), each term truncated to the
- * unit, the sum rounded toward zero to f32.  e[i] holds term i's exponent
+/* The H200's sum for f16 and bf16 multiplicands into f32 (its recording
+ * but a few elements, 1 ulp off): C and the K exact products as one
+ * fixed-point sum whose unit is 2^(E - 27), E the largest exponent among
+ * C's and the products' (a product's exponent is its inputs' added:
+ * frexp's, as the hardware adds them before it multiplies), each term
+ * truncated to the unit, the sum rounded toward zero to f32.  e[i] holds term i's exponent
  * as a biased field (0 for a zero term).  Terms are <n x double> here. */
 #define TRUNC_BITS 27
 
