@@ -954,6 +954,8 @@ static void check_instr(checker *c, ptx_instr *in)
         check_setmaxnreg(c, in);
     else if (in->op == PTX_OP_CVT_PACK)
         check_cvt_pack(c, in);
+    else if (in->op == PTX_OP_WMMA_LOAD || in->op == PTX_OP_WMMA_STORE || in->op == PTX_OP_WMMA_MMA)
+        check_wmma(c, in);
     else if (!check_matrix(c, in))
         check_texture(c, in);
     check_forms(c, in);

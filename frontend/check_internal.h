@@ -36,4 +36,7 @@ void check_texture(checker *c, const ptx_instr *in);
  * other variables (checked as data). */
 bool check_ref_init(checker *c, const ptx_var *v);
 
+/* check_wmma.c: wmma.load, wmma.store, wmma.mma */
+void check_wmma(checker *c, const ptx_instr *in);
+
 #endif

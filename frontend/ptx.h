@@ -357,4 +357,25 @@ typedef struct ptx_mma_form {
 const char *ptx_mma_form_of(const ptx_instr *in, ptx_mma_form *f);
 unsigned ptx_mma_elem_bits(ptx_type t); /* 1 for .b1, 4 for .s4/.u4 */
 
+/* ---- wmma operand geometry (wmma.c) ---- */
+
+/* The M, N, K of a wmma shape; false for shapes wmma does not have. */
+bool ptx_wmma_dims(uint8_t shape, uint32_t *m, uint32_t *n, uint32_t *k);
+/* Bits of an element of type t (4 for .s4/.u4, 1 for .b1). */
+uint32_t ptx_type_bits(ptx_type t);
+
+/* One fragment: the matrix it is a part of (A MxK, B KxN, C and D MxN), its
+ * elements per lane and the registers that hold them. */
+typedef struct ptx_wmma_fragment {
+    uint32_t rows, cols;
+    ptx_type type;       /* element type */
+    uint32_t elems;      /* per lane */
+    uint32_t nregs, reg_bits;
+    ptx_type reg_type;   /* what each register is checked against */
+} ptx_wmma_fragment;
+
+/* Fragment `frag` (PTX_FRAG_*) of `shape` with elements of type t; false
+ * when the shape has no such fragment type. */
+bool ptx_wmma_frag(uint8_t shape, uint8_t frag, ptx_type t, ptx_wmma_fragment *f);
+
 #endif

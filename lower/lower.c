@@ -509,7 +509,7 @@ static LLVMValueRef guard_mask(fn *F, const ptx_instr *in)
 void lower_instr(fn *F, const ptx_instr *in)
 {
     LLVMValueRef mask = guard_mask(F, in);
-    if (lower_matrix(F, in, mask) || lower_tex(F, in, mask) || lower_half(F, in, mask) || lower_arith(F, in, mask) || lower_bits(F, in, mask) ||
+    if (lower_wmma(F, in, mask) || lower_matrix(F, in, mask) || lower_tex(F, in, mask) || lower_half(F, in, mask) || lower_arith(F, in, mask) || lower_bits(F, in, mask) ||
         lower_intmix(F, in, mask) || lower_video(F, in, mask) || lower_mem(F, in, mask) || lower_atomic(F, in, mask) ||
         lower_fence(F, in, mask) || lower_warp(F, in, mask) || lower_call(F, in, mask) ||
         lower_sync(F, in, mask) || lower_mbarrier(F, in, mask) || lower_bulk(F, in, mask) ||

@@ -46,6 +46,9 @@ bool is_sync_point(const ptx_instr *in)
     case PTX_OP_LDMATRIX:
     case PTX_OP_STMATRIX:
     case PTX_OP_MOVMATRIX:
+    case PTX_OP_WMMA_LOAD:
+    case PTX_OP_WMMA_STORE:
+    case PTX_OP_WMMA_MMA:
         return true;
     default:
         return false;

@@ -261,6 +261,18 @@ bool lower_matrix(fn *F, const ptx_instr *in, LLVMValueRef mask);
 /* lower_matrix_move.c: ldmatrix, stmatrix, movmatrix */
 void lower_matrix_move(fn *F, const ptx_instr *in, LLVMValueRef mask);
 
+/* lower_wmma.c: wmma.load, wmma.store, wmma.mma */
+bool lower_wmma(fn *F, const ptx_instr *in, LLVMValueRef mask);
+/* lower_matmul.c: D = A * B + C with the tensor cores' precision rules,
+ * on row-major matrices at byte pointers a, b, c, d (sub-byte A and B:
+ * 32-bit words packed along K; B then has K / (32 / bits) rows). */
+typedef struct matmul {
+    unsigned m, n, k;
+    ptx_type a, b, c, d;  /* element types */
+    bool satfinite;       /* integers: clamp to s32 instead of wrapping */
+    uint8_t bop;          /* b1: PTX_BOOL_XOR or PTX_BOOL_AND (then popc) */
+} matmul;
+void lower_matmul(fn *F, const matmul *mm, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c, LLVMValueRef d);
 /* lower_video.c: scalar video instructions */
 bool lower_video(fn *F, const ptx_instr *in, LLVMValueRef mask);
 

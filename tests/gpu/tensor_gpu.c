@@ -907,7 +907,7 @@ static double wmma_tolerance(const probe *p, elem t, int set, int is_d)
         return 0;
     if (set == SET_EXACT || (set == SET_TAGS && t != F16))
         return 0;
-    return t == F16 ? 2e-3 : t == F32 ? (p->op[0].t == F32 || p->op[0].t == TF32 ? 1e-4 : 1e-5) : 1e-12;
+    return t == F16 ? 2e-3 : t == F32 ? (p->op[0].t == F32 || p->op[0].t == TF32 ? 1e-4 : 1e-6) : 1e-12;
 }
 
 /* mma.sync: ptxjit models the GPU's sums (lower/lower_mma_float.c), so bit
@@ -955,7 +955,10 @@ static int element_matches(elem t, uint64_t want, uint64_t got, double tol)
         return isnan(w) && isnan(g);
     if (isinf(w) || isinf(g))
         return w == g;
-    return fabs(w - g) <= tol * fmax(fabs(w), 1e-30) + 1e-30;
+    /* relative to the result, but no finer than to the inputs' scale (the
+     * random sets' elements are within [-1, 1]): a sum that cancels keeps
+     * the error of its largest terms, which the GPU aligns it to */
+    return fabs(w - g) <= tol * fmax(fabs(w), 1.0 / 16);
 }
 
 static int compare(const probe *p, int set, const uint8_t *want, const uint8_t *got, size_t n)
