@@ -169,8 +169,36 @@ static int write_results(const char *path, const result *r, size_t n)
     return !ok;
 }
 
-/* Compares with the recording: per configuration, how many fetches differ
- * and the largest difference. */
+static int same_fetch(const float *a, const float *b)
+{
+    for (int k = 0; k < 4; k++)
+        if (a[k] != b[k] && !(isnan(a[k]) && isnan(b[k])))
+            return 0;
+    return 1;
+}
+
+/* The first few fetches of one configuration that differ: the coordinate
+ * (regenerated from the name's coordinate set) and both results, so that a
+ * difference can be read without the recording's tools. */
+static void show_differences(const char *name, const float *gpu, const float *mine, uint32_t n)
+{
+    enum { SHOWN = 3 };
+    static float xy[2 * NSWEEP];
+    const char *set = strstr(name, "coords");
+    if (!set || n > NSWEEP || coords(set[6] - '0', strstr(name, "normalized") != NULL, xy) != n)
+        return;
+    for (uint32_t i = 0, shown = 0; i < n && shown < SHOWN; i++) {
+        const float *g = gpu + 4 * (size_t)i, *m = mine + 4 * (size_t)i;
+        if (same_fetch(g, m))
+            continue;
+        printf("    at (%.9g, %.9g): GPU (%.9g, %.9g, %.9g, %.9g), ptxjit (%.9g, %.9g, %.9g, %.9g)\n", xy[2 * i],
+               xy[2 * i + 1], g[0], g[1], g[2], g[3], m[0], m[1], m[2], m[3]);
+        shown++;
+    }
+}
+
+/* Compares with the recording: per configuration, how many fetches differ,
+ * the largest difference and the first differing fetches. */
 static int check_results(const char *path, const result *r, size_t n)
 {
     FILE *f = fopen(path, "rb");
@@ -208,6 +236,7 @@ static int check_results(const char *path, const result *r, size_t n)
             }
             if (bad)
                 printf("  %s: %u of %u values differ, by up to %.3g\n", g.name, bad, g.n * 4, worst);
+            show_differences(g.name, g.v, mine->v, g.n);
             differ += bad != 0;
         }
         compared++;
