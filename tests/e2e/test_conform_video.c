@@ -9,11 +9,11 @@
  * every a/b selector, the secondary operations, every destination
  * selector (merge with c), the shift modes, the comparisons, and vmad's
  * negations, .po and scales.  The reference reads the form's text itself
- * and follows the ISA: sources selected and extended to 33 bits, the
- * result exact; without .sat its low 32 bits read by dtype's sign, with
- * .sat clamped to dtype's range (the destination selector's byte or half
- * word); then .add/.min/.max with c (extended by dtype; vset's unsigned)
- * or the merge into c.  vmad is its 128-bit pseudo-code, line by line. */
+ * and follows the ISA (sources selected and extended to 33 bits, the
+ * primary result exact, then .sat, then .add/.min/.max with c or the merge
+ * into c) where an H200 does, and the H200 where it departs from the text
+ * (tests/gpu/results/video, compared by --check-gpu): see video_result.
+ * vmad is its 128-bit pseudo-code, line by line. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -105,11 +105,6 @@ static s128 ext(uint64_t v, unsigned w, bool s)
 /* partSelectSignExtend */
 static s128 part_select(uint64_t x, bool s, int sel) { return ext(x >> (sel_w(sel) * sel_k(sel)), sel_w(sel), s); }
 static s128 clamp(s128 v, s128 lo, s128 hi) { return v < lo ? lo : v > hi ? hi : v; }
-static s128 optsat(s128 v, bool s, int dsel)
-{
-    unsigned w = sel_w(dsel);
-    return s ? clamp(v, -((s128)1 << (w - 1)), ((s128)1 << (w - 1)) - 1) : clamp(v, 0, ((s128)1 << w) - 1);
-}
 static uint32_t optmerge(int dsel, uint32_t a, uint32_t b)
 {
     switch (dsel) {
@@ -122,6 +117,12 @@ static uint32_t optmerge(int dsel, uint32_t a, uint32_t b)
     default: return a;
     }
 }
+
+/* vshl's result wraps to 34 bits on the GPU. */
+static s128 wrap34(s128 v) { return ext((uint64_t)v, 34, true); }
+/* The low 32 bits sign-extended, as an unsigned 33-bit value: an unsigned
+ * result with bit 31 set compares above every c. */
+static s128 high_above(s128 v) { return ext((uint64_t)v, 32, true) & (((s128)1 << 33) - 1); }
 
 static s128 primary(const vform *f, s128 ta, s128 tb)
 {
@@ -141,19 +142,53 @@ static s128 primary(const vform *f, s128 ta, s128 tb)
          : !strcmp(c, "le") ? ta <= tb : !strcmp(c, "gt") ? ta > tb : ta >= tb;
 }
 
+/* The result before the secondary operation, as the H200 computes it.
+ * .sat on a whole word: signed clamps to s32; unsigned clamps a negative
+ * result to 0 and keeps an overflow (it wraps).  .sat on a byte or half
+ * word: vshl/vshr truncate a signed result and clamp a negative unsigned
+ * one to 0; the others clamp the result, read as unsigned 64 bits, to the
+ * field's maximum (a negative result saturates high).  Without .sat the
+ * 32 bits are read by dtype's sign, but vabsdiff/vmin/vmax keep the exact
+ * result for .min/.max/.add (33 bits when unsigned), vshl/vshr their 32
+ * bits for .min/.max. */
+static s128 video_result(const vform *f, s128 r, bool shift)
+{
+    if (!strcmp(f->op, "vset"))
+        return r;
+    if (f->sat && !f->dsel)
+        return f->ds ? clamp(r, INT32_MIN, INT32_MAX) : r < 0 ? 0 : r;
+    if (f->sat && shift)
+        return f->ds ? (s128)(uint32_t)r : r < 0 ? 0 : r;
+    if (f->sat) {
+        s128 top = f->ds ? ((s128)1 << (sel_w(f->dsel) - 1)) - 1 : ((s128)1 << sel_w(f->dsel)) - 1;
+        u128 u = (uint64_t)r;
+        return u > (u128)top ? top : (s128)u;
+    }
+    bool exact = f->op2 && (!strcmp(f->op, "vabsdiff") || !strcmp(f->op, "vmin") || !strcmp(f->op, "vmax"));
+    if (exact)
+        return f->ds ? r : r & (((s128)1 << 33) - 1);
+    if (shift && (f->op2 == 'n' || f->op2 == 'x'))
+        return f->ds ? r : (s128)(uint32_t)r;
+    return ext((uint64_t)r, 32, f->ds);
+}
+
 static uint64_t r_video(const vform *f, const uint64_t *x)
 {
     s128 ta = part_select(x[0], f->as, f->asel), tb = part_select(x[1], f->bs, f->bsel);
-    s128 tmp = primary(f, ta, tb);
-    bool set = !strcmp(f->op, "vset");
-    if (f->sat)
-        tmp = optsat(tmp, f->ds, f->dsel);
-    else if (!set) /* the sign of the intermediate result depends on dtype */
-        tmp = ext((uint64_t)tmp, 32, f->ds);
-    s128 c = ext(x[2], 32, f->ds);
+    bool shift = f->op[1] == 's' && f->op[2] == 'h', add = !strcmp(f->op, "vadd") || !strcmp(f->op, "vsub");
+    s128 r = primary(f, ta, tb);
+    if (!strcmp(f->op, "vshl"))
+        r = wrap34(r);
+    s128 tmp = video_result(f, r, shift);
+    /* vset's c is extended by atype, the others' by dtype */
+    s128 c = ext(x[2], 32, !strcmp(f->op, "vset") ? f->as : f->ds);
+    if (!f->ds && ((add && (f->op2 == 'n' || f->op2 == 'x')) || (shift && f->op2 == 'n')))
+        tmp = high_above(tmp);
     if (f->op2 == 'a') tmp += c;
     if (f->op2 == 'n') tmp = tmp < c ? tmp : c;
     if (f->op2 == 'x') tmp = tmp > c ? tmp : c;
+    if (f->nopds == 4 && f->dsel == 6) /* .h1 takes the result's own high half */
+        return ((uint32_t)tmp & 0xffff0000u) | ((uint32_t)x[2] & 0xffff);
     if (f->nopds == 4 && f->dsel)
         return optmerge(f->dsel, (uint32_t)tmp, (uint32_t)x[2]);
     return (uint32_t)tmp;
@@ -367,17 +402,18 @@ static void test_reference(void **state)
 {
     (void)state;
     const uint64_t x1[] = {0xffffffff, 1, 0};
-    assert_int_equal(ref(&(conform_op){.kstr = (const char *[]){"vadd.u32.u32.u32.sat %d, %a, %b;"}}, 0, x1), 0xffffffff);
+    /* the GPU wraps an unsigned overflow under .sat: only a negative result clamps */
+    assert_int_equal(ref(&(conform_op){.kstr = (const char *[]){"vadd.u32.u32.u32.sat %d, %a, %b;"}}, 0, x1), 0);
     assert_int_equal(ref(&(conform_op){.kstr = (const char *[]){"vadd.u32.u32.u32 %d, %a, %b;"}}, 0, x1), 0);
     assert_int_equal(ref(&(conform_op){.kstr = (const char *[]){"vadd.s32.s32.u32 %d, %a, %b;"}}, 0, x1), 0);
     const uint64_t x2[] = {0x80, 0x7fff8000, 0x11223344};
     /* -128 (s8 of 0x80) - (-32768) = 32640, saturated to s8: 127, merged into byte 1 */
     assert_int_equal(ref(&(conform_op){.kstr = (const char *[]){"vsub.s32.s32.s32.sat %d.b1, %a.b0, %b.h0, %c;"}}, 0, x2),
                      0x11227f44);
-    /* 0x80 << 31 wraps to 0 in 32 bits; clamped to 0x7fffffff with .sat */
+    /* 0x80 << 31 wraps to 0 in 32 bits, and to 0 in the GPU's 34 bits before .sat */
     const uint64_t x3[] = {0x80, 31, 0};
     assert_int_equal(ref(&(conform_op){.kstr = (const char *[]){"vshl.u32.u32.u32.clamp %d, %a, %b;"}}, 0, x3), 0);
-    assert_int_equal(ref(&(conform_op){.kstr = (const char *[]){"vshl.s32.u32.u32.clamp.sat %d, %a, %b;"}}, 0, x3), 0x7fffffff);
+    assert_int_equal(ref(&(conform_op){.kstr = (const char *[]){"vshl.s32.u32.u32.clamp.sat %d, %a, %b;"}}, 0, x3), 0);
     /* vset.lt: -1 (s32) < 0 (u32) is 1; .min with c = 0: 0 */
     const uint64_t x4[] = {0xffffffff, 0, 0};
     assert_int_equal(ref(&(conform_op){.kstr = (const char *[]){"vset.s32.u32.lt %d, %a, %b;"}}, 0, x4), 1);
