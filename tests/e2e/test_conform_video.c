@@ -23,6 +23,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <sys/stat.h>
+
 #include <cmocka.h>
 
 #include "conform.h"
@@ -397,6 +399,33 @@ static void test_shift(void **state)
 static void test_vset(void **state) { (void)state, run_op("vset", vset_build); }
 static void test_vmad(void **state) { (void)state, run_op("vmad", vmad_build); }
 
+/* The outputs recorded on an H200 (tests/gpu/results/video), when present,
+ * against the references, for the instructions whose references follow
+ * the GPU everywhere.  vshl and vmad do not yet (tests/gpu/results/
+ * README.md); --check-gpu compares them too. */
+static void test_gpu_results(void **state)
+{
+    (void)state;
+    const char *env = getenv("PTXJIT_GPU_RESULTS");
+    char dir[1024], sub[1100];
+    snprintf(dir, sizeof dir, "%s", env && *env ? env : PTXJIT_TEST_DIR "/gpu/results");
+    snprintf(sub, sizeof sub, "%s/video", dir);
+    struct stat st;
+    if (stat(sub, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        printf("no GPU results in %s; skipping\n", sub);
+        skip();
+    }
+    mode = CHECK_GPU, gpu_dir = dir, gpu_bad = 0, gpu_checked = gpu_stale = 0;
+    for (size_t i = 0; i < sizeof vops / sizeof vops[0]; i++)
+        run_op(vops[i], vop_forms);
+    run_op("vshr", shift_forms);
+    run_op("vset", vset_build);
+    mode = RUN;
+    printf("GPU results: %u kernels compared, %u missing or stale\n", gpu_checked, gpu_stale);
+    assert_int_equal(gpu_stale, 0);
+    assert_int_equal(gpu_bad, 0);
+}
+
 /* The reference itself, on values worked by hand from the ISA text. */
 static void test_reference(void **state)
 {
@@ -446,7 +475,7 @@ int main(int argc, char **argv)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reference), cmocka_unit_test(test_vop), cmocka_unit_test(test_shift),
-        cmocka_unit_test(test_vset), cmocka_unit_test(test_vmad),
+        cmocka_unit_test(test_vset), cmocka_unit_test(test_vmad), cmocka_unit_test(test_gpu_results),
     };
     return cmocka_run_group_tests_name("conform_video", tests, NULL, NULL);
 }
