@@ -89,17 +89,30 @@ static LLVMValueRef wrap_signed(fn *F, LLVMValueRef r, unsigned bits)
     return LLVMBuildAShr(b, LLVMBuildShl(b, r, k64(F, 64 - bits), ""), k64(F, 64 - bits), "");
 }
 
-static bool is_shift(const ptx_instr *in) { return in->op == PTX_OP_VSHL || in->op == PTX_OP_VSHR; }
+static bool is_minmax(uint8_t op2) { return op2 == PTX_RED_MIN || op2 == PTX_RED_MAX; }
 
-/* The result before the secondary operation, as the H200 computes it.
- * .sat on a whole word: signed clamps to s32; unsigned clamps a negative
- * result to 0 and keeps an overflow (it wraps).  .sat on a byte or half
- * word: vshl/vshr truncate a signed result and clamp a negative unsigned
- * one to 0; the others clamp the result, read as unsigned 64 bits, to the
- * field's maximum (a negative result saturates high).  Without .sat the
- * 32 bits are read by dtype's sign, but vabsdiff/vmin/vmax keep the exact
- * result for .min/.max/.add (33 bits when unsigned), vshl/vshr their 32
- * bits for .min/.max. */
+/* vshl: .sat (whole word or field) clamps the shifted value wrapped to 34
+ * bits to dtype's 32-bit range; .min/.max compare its 64 bits (read by
+ * dtype's sign: video_op); otherwise 32 bits. */
+static LLVMValueRef vshl_result(fn *F, const ptx_instr *in, LLVMValueRef r, bool ds)
+{
+    if (in->flags & PTX_FLAG_BIT(SAT)) {
+        LLVMValueRef w = wrap_signed(F, r, 34);
+        uint64_t lo = ds ? (uint64_t)INT32_MIN : 0, hi = ds ? INT32_MAX : UINT32_MAX;
+        return minmax(F, false, minmax(F, true, w, k64(F, lo)), k64(F, hi));
+    }
+    return is_minmax(in->mod[PTX_CAT_RED]) ? r : low32(F, r, ds);
+}
+
+/* The result before the secondary operation, as the H200 computes it (but
+ * vshl: vshl_result).  .sat on a whole word: signed clamps to s32;
+ * unsigned clamps a negative result to 0 and keeps an overflow (it wraps).
+ * .sat on a byte or half word: vshr truncates a signed result and clamps a
+ * negative unsigned one to 0; the others clamp the result, read as
+ * unsigned 64 bits, to the field's maximum (a negative result saturates
+ * high).  Without .sat the 32 bits are read by dtype's sign, but
+ * vabsdiff/vmin/vmax keep the exact result for .min/.max/.add (33 bits
+ * when unsigned), vshr its 32 bits for .min/.max. */
 static LLVMValueRef video_result(fn *F, const ptx_instr *in, LLVMValueRef r, bool ds)
 {
     LLVMBuilderRef b = F->L->b;
@@ -108,9 +121,9 @@ static LLVMValueRef video_result(fn *F, const ptx_instr *in, LLVMValueRef r, boo
     if (in->flags & PTX_FLAG_BIT(SAT)) {
         if (dsel == PTX_VSEL_NONE && ds)
             return minmax(F, false, minmax(F, true, r, k64(F, (uint64_t)INT32_MIN)), k64(F, INT32_MAX));
-        if (dsel == PTX_VSEL_NONE || (is_shift(in) && !ds))
+        if (dsel == PTX_VSEL_NONE || (in->op == PTX_OP_VSHR && !ds))
             return minmax(F, true, r, k64(F, 0));
-        if (is_shift(in))
+        if (in->op == PTX_OP_VSHR)
             return low32(F, r, false);
         unsigned w = sel_width(dsel);
         uint64_t top = ds ? (1ull << (w - 1)) - 1 : (1ull << w) - 1;
@@ -119,7 +132,7 @@ static LLVMValueRef video_result(fn *F, const ptx_instr *in, LLVMValueRef r, boo
     bool exact = op2 && (in->op == PTX_OP_VABSDIFF || in->op == PTX_OP_VMIN || in->op == PTX_OP_VMAX);
     if (exact)
         return ds ? r : LLVMBuildAnd(b, r, k64(F, (1ull << 33) - 1), "");
-    if (is_shift(in) && (op2 == PTX_RED_MIN || op2 == PTX_RED_MAX))
+    if (in->op == PTX_OP_VSHR && is_minmax(op2))
         return ds ? r : low32(F, r, false);
     return low32(F, r, ds);
 }
@@ -143,8 +156,8 @@ static LLVMValueRef video_op(fn *F, const ptx_instr *in)
     bool ds = !set && is_signed((ptx_type)in->types[0]); /* vset's 0/1 is unsigned */
     LLVMValueRef r = video_primary(F, in, video_src(F, &in->opds[1], at), video_src(F, &in->opds[2], bt));
     if (in->op == PTX_OP_VSHL)
-        r = wrap_signed(F, r, 34);
-    if (!set)
+        r = vshl_result(F, in, r, ds);
+    else if (!set)
         r = video_result(F, in, r, ds);
     uint8_t op2 = in->mod[PTX_CAT_RED];
     if (in->nopds < 4 || (!op2 && !in->opds[0].vsel))
@@ -152,13 +165,24 @@ static LLVMValueRef video_op(fn *F, const ptx_instr *in)
     LLVMValueRef c = read_opd(F, &in->opds[3], PTX_TYPE_B32, false);
     if (!op2)
         return video_merge(F, in->opds[0].vsel, LLVMBuildTrunc(b, r, vec_of(F->L->i32), ""), c);
-    /* an unsigned vadd/vsub result (vshl/vshr: for .min) with bit 31 set
-     * compares above every c: its 32 bits sign-extended, read as 33 */
-    bool add = in->op == PTX_OP_VADD || in->op == PTX_OP_VSUB;
-    if (!set && !ds && ((add && op2 != PTX_RED_ADD) || (is_shift(in) && op2 == PTX_RED_MIN)))
+    /* an unsigned vadd/vsub result (vshr: for .min; vshl: under .sat) with
+     * bit 31 set compares above every c: its 32 bits sign-extended, read
+     * as 33 */
+    bool add = in->op == PTX_OP_VADD || in->op == PTX_OP_VSUB, sat = in->flags & PTX_FLAG_BIT(SAT);
+    if (!set && !ds && is_minmax(op2) &&
+        (add || (in->op == PTX_OP_VSHR && op2 == PTX_RED_MIN) || (in->op == PTX_OP_VSHL && sat)))
         r = LLVMBuildAnd(b, low32(F, r, true), k64(F, (1ull << 33) - 1), "");
     LLVMValueRef c64 = ext64(F, c, set ? is_signed(at) : ds); /* vset's c by atype */
-    r = op2 == PTX_RED_ADD ? LLVMBuildAdd(b, r, c64, "") : minmax(F, op2 == PTX_RED_MAX, r, c64);
+    /* vshl's unsigned 64 bits compare unsigned; every other value here fits 34 bits */
+    bool unsigned_cmp = in->op == PTX_OP_VSHL && !ds && !sat;
+    LLVMTypeRef t64 = vec_of(F->L->i64);
+    if (op2 == PTX_RED_ADD)
+        r = LLVMBuildAdd(b, r, c64, "");
+    else if (unsigned_cmp)
+        r = call_intrinsic(F->L, op2 == PTX_RED_MAX ? "llvm.umax" : "llvm.umin", &t64, 1,
+                           (LLVMValueRef[]){r, c64}, 2);
+    else
+        r = minmax(F, op2 == PTX_RED_MAX, r, c64);
     return LLVMBuildTrunc(b, r, vec_of(F->L->i32), "");
 }
 

@@ -120,8 +120,6 @@ static uint32_t optmerge(int dsel, uint32_t a, uint32_t b)
     }
 }
 
-/* vshl's result wraps to 34 bits on the GPU. */
-static s128 wrap34(s128 v) { return ext((uint64_t)v, 34, true); }
 /* The low 32 bits sign-extended, as an unsigned 33-bit value: an unsigned
  * result with bit 31 set compares above every c. */
 static s128 high_above(s128 v) { return ext((uint64_t)v, 32, true) & (((s128)1 << 33) - 1); }
@@ -144,15 +142,15 @@ static s128 primary(const vform *f, s128 ta, s128 tb)
          : !strcmp(c, "le") ? ta <= tb : !strcmp(c, "gt") ? ta > tb : ta >= tb;
 }
 
-/* The result before the secondary operation, as the H200 computes it.
- * .sat on a whole word: signed clamps to s32; unsigned clamps a negative
- * result to 0 and keeps an overflow (it wraps).  .sat on a byte or half
- * word: vshl/vshr truncate a signed result and clamp a negative unsigned
- * one to 0; the others clamp the result, read as unsigned 64 bits, to the
- * field's maximum (a negative result saturates high).  Without .sat the
- * 32 bits are read by dtype's sign, but vabsdiff/vmin/vmax keep the exact
- * result for .min/.max/.add (33 bits when unsigned), vshl/vshr their 32
- * bits for .min/.max. */
+/* The result before the secondary operation, as the H200 computes it (but
+ * vshl: vshl_result).  .sat on a whole word: signed clamps to s32;
+ * unsigned clamps a negative result to 0 and keeps an overflow (it wraps).
+ * .sat on a byte or half word: vshr truncates a signed result and clamps a
+ * negative unsigned one to 0; the others clamp the result, read as
+ * unsigned 64 bits, to the field's maximum (a negative result saturates
+ * high).  Without .sat the 32 bits are read by dtype's sign, but
+ * vabsdiff/vmin/vmax keep the exact result for .min/.max/.add (33 bits
+ * when unsigned), vshr its 32 bits for .min/.max. */
 static s128 video_result(const vform *f, s128 r, bool shift)
 {
     if (!strcmp(f->op, "vset"))
@@ -174,17 +172,29 @@ static s128 video_result(const vform *f, s128 r, bool shift)
     return ext((uint64_t)r, 32, f->ds);
 }
 
+/* vshl: .sat (whole word or field) clamps the shifted value wrapped to 34
+ * bits to dtype's 32-bit range; .min/.max compare its 64 bits, read by
+ * dtype's sign; otherwise 32 bits. */
+static s128 vshl_result(const vform *f, s128 r)
+{
+    if (f->sat)
+        return f->ds ? clamp(ext((uint64_t)r, 34, true), INT32_MIN, INT32_MAX)
+                     : clamp(ext((uint64_t)r, 34, true), 0, UINT32_MAX);
+    if (f->op2 == 'n' || f->op2 == 'x')
+        return ext((uint64_t)r, 64, f->ds);
+    return ext((uint64_t)r, 32, f->ds);
+}
+
 static uint64_t r_video(const vform *f, const uint64_t *x)
 {
     s128 ta = part_select(x[0], f->as, f->asel), tb = part_select(x[1], f->bs, f->bsel);
-    bool shift = f->op[1] == 's' && f->op[2] == 'h', add = !strcmp(f->op, "vadd") || !strcmp(f->op, "vsub");
+    bool vshl = !strcmp(f->op, "vshl"), vshr = !strcmp(f->op, "vshr");
+    bool add = !strcmp(f->op, "vadd") || !strcmp(f->op, "vsub"), minmax = f->op2 == 'n' || f->op2 == 'x';
     s128 r = primary(f, ta, tb);
-    if (!strcmp(f->op, "vshl"))
-        r = wrap34(r);
-    s128 tmp = video_result(f, r, shift);
+    s128 tmp = vshl ? vshl_result(f, r) : video_result(f, r, vshr);
     /* vset's c is extended by atype, the others' by dtype */
     s128 c = ext(x[2], 32, !strcmp(f->op, "vset") ? f->as : f->ds);
-    if (!f->ds && ((add && (f->op2 == 'n' || f->op2 == 'x')) || (shift && f->op2 == 'n')))
+    if (!f->ds && ((add && minmax) || (vshr && f->op2 == 'n') || (vshl && f->sat && minmax)))
         tmp = high_above(tmp);
     if (f->op2 == 'a') tmp += c;
     if (f->op2 == 'n') tmp = tmp < c ? tmp : c;
@@ -401,8 +411,8 @@ static void test_vmad(void **state) { (void)state, run_op("vmad", vmad_build); }
 
 /* The outputs recorded on an H200 (tests/gpu/results/video), when present,
  * against the references, for the instructions whose references follow
- * the GPU everywhere.  vshl and vmad do not yet (tests/gpu/results/
- * README.md); --check-gpu compares them too. */
+ * the GPU everywhere.  vmad's does not yet (tests/gpu/results/README.md);
+ * --check-gpu compares it too. */
 static void test_gpu_results(void **state)
 {
     (void)state;
@@ -418,6 +428,7 @@ static void test_gpu_results(void **state)
     mode = CHECK_GPU, gpu_dir = dir, gpu_bad = 0, gpu_checked = gpu_stale = 0;
     for (size_t i = 0; i < sizeof vops / sizeof vops[0]; i++)
         run_op(vops[i], vop_forms);
+    run_op("vshl", shift_forms);
     run_op("vshr", shift_forms);
     run_op("vset", vset_build);
     mode = RUN;
