@@ -188,7 +188,9 @@ static LLVMValueRef video_op(fn *F, const ptx_instr *in)
 
 /* vmad: (a*b) + c in 128 bits; a negated product is ~(a*b) + 1, a negated
  * c is ~c + 1 (extended after the complement), .po adds 1; then .shr7 or
- * .shr15, the low 64 bits, and .sat clamps those to the final type. */
+ * .shr15, the low 64 bits, and .sat clamps those to the final type.  As on
+ * the H200: a whole-word a or b is signed whatever its type, and c is
+ * always sign-extended. */
 static LLVMValueRef video_mad(fn *F, const ptx_instr *in)
 {
     lw *L = F->L;
@@ -197,8 +199,9 @@ static LLVMValueRef video_mad(fn *F, const ptx_instr *in)
     LLVMTypeRef t128 = vec_of(LLVMInt128TypeInContext(L->ctx)), t64 = vec_of(L->i64);
     bool negp = o[1].minus != o[2].minus, negc = o[3].minus;
     bool sfinal = is_signed((ptx_type)in->types[1]) || is_signed((ptx_type)in->types[2]) || negp || negc;
-    LLVMValueRef a = LLVMBuildSExt(b, video_src(F, &o[1], (ptx_type)in->types[1]), t128, "");
-    LLVMValueRef x = LLVMBuildSExt(b, video_src(F, &o[2], (ptx_type)in->types[2]), t128, "");
+    ptx_type ta = o[1].vsel ? (ptx_type)in->types[1] : PTX_TYPE_S32, tb = o[2].vsel ? (ptx_type)in->types[2] : PTX_TYPE_S32;
+    LLVMValueRef a = LLVMBuildSExt(b, video_src(F, &o[1], ta), t128, "");
+    LLVMValueRef x = LLVMBuildSExt(b, video_src(F, &o[2], tb), t128, "");
     LLVMValueRef p = LLVMBuildMul(b, a, x, "");
     LLVMValueRef c = read_opd(F, &o[3], PTX_TYPE_B32, false);
     bool lsb = in->mod[PTX_CAT_MODE] == PTX_MODE_PO || negp || negc;
@@ -206,7 +209,7 @@ static LLVMValueRef video_mad(fn *F, const ptx_instr *in)
         p = LLVMBuildNot(b, p, "");
     else if (in->mod[PTX_CAT_MODE] != PTX_MODE_PO && negc)
         c = LLVMBuildNot(b, c, "");
-    c = sfinal ? LLVMBuildSExt(b, c, t128, "") : LLVMBuildZExt(b, c, t128, "");
+    c = LLVMBuildSExt(b, c, t128, "");
     p = LLVMBuildAdd(b, p, c, "");
     if (lsb)
         p = LLVMBuildAdd(b, p, splat(L, LLVMConstInt(LLVMInt128TypeInContext(L->ctx), 1, false)), "");
