@@ -12,8 +12,9 @@
  * and follows the ISA (sources selected and extended to 33 bits, the
  * primary result exact, then .sat, then .add/.min/.max with c or the merge
  * into c) where an H200 does, and the H200 where it departs from the text
- * (tests/gpu/results/video, compared by --check-gpu): see video_result.
- * vmad is its 128-bit pseudo-code, line by line. */
+ * (tests/gpu/results/video, compared by test_gpu_results): see
+ * video_result and vshl_result.  vmad is its 128-bit pseudo-code, line by
+ * line, but for the GPU's reading of a and c (r_vmad). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
