@@ -5,9 +5,11 @@
  * The recording shows how they combine: the product of two axes' weights
  * is rounded to 8 fractional bits (half up) and the other corners take
  * what is left, so the weights always sum to exactly 1.  Float texels are
- * then summed without intermediate rounding and rounded once, halfway
- * cases away from zero; 8- and 16-bit normalized texels are summed as
- * integers and the result is rounded to a 16-bit normalized value. */
+ * aligned to the largest one's exponent with 27 bits below its leading
+ * bit (the rest cut off), summed without further rounding and rounded
+ * once, halfway cases away from zero; 8- and 16-bit normalized texels are
+ * summed as integers and the result is rounded to a 16-bit normalized
+ * value. */
 #include "texture.h"
 
 #include <math.h>
@@ -48,9 +50,15 @@ static float round_half_away(long double s)
 
 float rt_tex_blend_float(const uint32_t *w, const float *v, uint32_t n)
 {
-    long double s = 0; /* 9-bit weights times 24-bit significands: exact */
+    float top = 0;
     for (uint32_t k = 0; k < n; k++)
-        s += (long double)w[k] * (long double)v[k];
+        top = isfinite(v[k]) && fabsf(v[k]) > top ? fabsf(v[k]) : top;
+    int unit = top > 0 ? ilogbf(top) - 27 : 0;
+    long double s = 0; /* 9-bit weights times 28-bit aligned texels: exact */
+    for (uint32_t k = 0; k < n; k++) {
+        long double t = isfinite(v[k]) && top > 0 ? ldexpl(truncl(ldexpl(v[k], -unit)), unit) : v[k];
+        s += (long double)w[k] * t;
+    }
     return round_half_away(s / 256);
 }
 
