@@ -92,8 +92,8 @@ void rt_texel_read(const rt_image *img, uint64_t x, uint64_t y, uint64_t z, uint
     bool sgn = is_signed_format(f);
     promote = (promote && cb < 4) || is_norm_format(f);
     for (uint32_t c = 0; c < 4; c++) {
-        if (c >= img->channels) {
-            out[c] = c == 3 ? (as_int ? 1u : rt_f32_bits(1.0f)) : 0;
+        if (c >= img->channels) { /* the GPU reads 0, alpha included */
+            out[c] = 0;
             continue;
         }
         const char *q = p + c * cb;
@@ -150,39 +150,38 @@ static bool address(int64_t *i, int64_t n, uint32_t mode)
     }
 }
 
-/* Where one dimension's coordinate lands: the first texel index, the
- * weight of the next one (linear filtering), after wrap or mirror of a
- * normalized coordinate. */
+/* Where one dimension's coordinate lands: the first texel index and the
+ * weight of the next one in 256ths (linear filtering). */
 typedef struct axis {
     int64_t i0;
-    float a;
+    uint32_t a;
     int64_t n;
     uint32_t mode;
 } axis;
 
+/* As an H200 places coordinates (tests/gpu/results/tex.res): unnormalized
+ * coordinates clamp under wrap and mirror (the driver accepts the
+ * combination); a normalized one wraps to its fraction, is cut to 23
+ * fractional bits (2/7 as a float, just above, lands in texel 1 of 7) and
+ * then scaled; mirror acts on the texel indices, not the coordinate.  The
+ * linear weight is the fraction past the texel centre, rounded half up to
+ * 8 bits. */
 static axis place(float x, int64_t n, uint32_t mode, bool normalized, bool linear, int32_t offset)
 {
     axis ax = {.n = n, .mode = normalized ? mode : (mode == RT_ADDR_BORDER ? mode : RT_ADDR_CLAMP)};
     if (normalized && mode == RT_ADDR_WRAP)
         x -= floorf(x);
-    else if (normalized && mode == RT_ADDR_MIRROR) {
-        float fl = floorf(x);
-        x = ((int64_t)fl & 1) ? 1.0f - (x - fl) : x - fl;
-    }
-    float u = normalized ? x * (float)n : x;
-    if (isnan(u))
-        u = 0;
-    if (u > 1e18f)
-        u = 1e18f;
-    if (u < -1e18f)
-        u = -1e18f;
+    double u = isnan(x) ? 0.0 : (double)x;
+    u = u > 1e18 ? 1e18 : u < -1e18 ? -1e18 : u;
+    if (normalized)
+        u = floor(ldexp(u, 23)) * ldexp((double)n, -23);
     if (linear) {
-        u -= 0.5f;
-        float fl = floorf(u);
+        u -= 0.5;
+        double fl = floor(u);
         ax.i0 = (int64_t)fl + offset;
-        ax.a = rt_tex_weight(u - fl);
+        ax.a = (uint32_t)floor((u - fl) * 256.0 + 0.5);
     } else {
-        ax.i0 = (int64_t)floorf(u) + offset;
+        ax.i0 = (int64_t)floor(u) + offset;
     }
     return ax;
 }
@@ -192,7 +191,36 @@ typedef struct footprint {
     const rt_sampler *s;
     uint64_t layer;
     bool as_int, promote, srgb;
+    int64_t norm_max; /* read as normalized integers of this maximum; 0: not */
 } footprint;
+
+/* The largest value of a format's channel when its texels read as
+ * normalized integers (filtered in fixed point); 0 when they read as
+ * floats or integers. */
+static int64_t norm_max(const rt_image *img, bool as_int, bool promote)
+{
+    uint32_t f = img->format, cb = rt_format_channel_bytes(f);
+    if (as_int || cb > 2 || f == RT_FMT_HALF || !(promote || is_norm_format(f)))
+        return 0;
+    return is_signed_format(f) ? (1 << (8 * cb - 1)) - 1 : (1 << (8 * cb)) - 1;
+}
+
+/* The border colour as the texture's format stores it: channels the format
+ * lacks read 0 and normalized integers are quantized (0.5 reads 127/255 from
+ * an 8-bit texture on the GPU). */
+static void border(const footprint *fp, float v[4], uint32_t raw[4])
+{
+    bool sgn = is_signed_format(fp->img->format);
+    for (uint32_t k = 0; k < 4; k++) {
+        float b = k < fp->img->channels ? fp->s->border[k] : 0.0f;
+        if (fp->norm_max)
+            b = (float)rt_tex_norm_quantize(b, fp->norm_max, sgn) / (float)fp->norm_max;
+        else if (fp->img->format == RT_FMT_HALF)
+            b = half_to_float(rt_half_bits(rt_f32_bits(b)));
+        v[k] = b < -1.0f && fp->norm_max ? -1.0f : b;
+        raw[k] = fp->as_int ? (uint32_t)(int32_t)b : rt_f32_bits(v[k]);
+    }
+}
 
 /* One texel by possibly out-of-range indices: the address modes, else the
  * border colour. */
@@ -203,10 +231,7 @@ static void fetch(const footprint *fp, const axis *ax, const int64_t *idx, uint3
     for (uint32_t d = 0; d < dims; d++) {
         int64_t i = idx[d];
         if (!address(&i, ax[d].n, ax[d].mode)) {
-            for (int k = 0; k < 4; k++) {
-                v[k] = fp->s->border[k];
-                raw[k] = fp->as_int ? (uint32_t)(int32_t)fp->s->border[k] : rt_f32_bits(v[k]);
-            }
+            border(fp, v, raw);
             return;
         }
         c[d] = (uint64_t)i;
@@ -216,6 +241,10 @@ static void fetch(const footprint *fp, const axis *ax, const int64_t *idx, uint3
         v[k] = rt_bits_f32(raw[k]);
 }
 
+/* A fetched normalized texel back to its stored integer: the value times
+ * the maximum is an integer, exactly, but for the clamped most negative. */
+static int64_t stored_norm(float v, int64_t maxv) { return (int64_t)lrintf(v * (float)maxv); }
+
 /* Point or linear sampling of one image (level) at texel-space axes. */
 static void filter(const footprint *fp, const axis *ax, uint32_t dims, bool linear, float v[4], uint32_t raw[4])
 {
@@ -224,22 +253,30 @@ static void filter(const footprint *fp, const axis *ax, uint32_t dims, bool line
         fetch(fp, ax, idx, dims, v, raw);
         return;
     }
-    float acc[4] = {0, 0, 0, 0};
-    for (uint32_t corner = 0; corner < (1u << dims); corner++) {
+    uint32_t frac[3] = {ax[0].a, dims > 1 ? ax[1].a : 0, dims > 2 ? ax[2].a : 0}, w[8];
+    uint32_t n = rt_tex_corner_weights(frac, dims, w);
+    float t[4][8];
+    for (uint32_t corner = 0; corner < n; corner++) {
         int64_t idx[3] = {0, 0, 0};
-        float w = 1.0f, t[4];
+        float tv[4];
         uint32_t tr[4];
-        for (uint32_t d = 0; d < dims; d++) {
-            bool hi = (corner >> d) & 1;
-            idx[d] = ax[d].i0 + hi;
-            w *= hi ? ax[d].a : 1.0f - ax[d].a;
-        }
-        fetch(fp, ax, idx, dims, t, tr);
+        for (uint32_t d = 0; d < dims; d++)
+            idx[d] = ax[d].i0 + ((corner >> d) & 1);
+        fetch(fp, ax, idx, dims, tv, tr);
         for (int k = 0; k < 4; k++)
-            acc[k] += w * t[k];
+            t[k][corner] = tv[k];
     }
-    for (int k = 0; k < 4; k++)
-        raw[k] = rt_f32_bits(v[k] = acc[k]);
+    for (int k = 0; k < 4; k++) {
+        if (fp->norm_max && !(fp->srgb && k < 3)) {
+            int64_t q[8];
+            for (uint32_t c = 0; c < n; c++)
+                q[c] = stored_norm(t[k][c], fp->norm_max);
+            v[k] = rt_tex_blend_norm(w, q, n, fp->norm_max, is_signed_format(fp->img->format));
+        } else {
+            v[k] = rt_tex_blend_float(w, t[k], n);
+        }
+        raw[k] = rt_f32_bits(v[k]);
+    }
 }
 
 /* Cube map: the face of the major axis and its (s, t) in [0, 1]
@@ -311,11 +348,11 @@ static void sample_level(const rt_texture *t, const rt_sampler *s, const rt_tex_
     uint32_t dims = geom_dims(r->geom), first = has_layer(r->geom) ? 1 : 0;
     bool linear = s->filter == RT_FILTER_LINEAR && !r->integer_result && r->float_coords;
     bool normalized = (s->flags & RT_TEXF_NORMALIZED) != 0;
-    footprint fp = {img, s, 0, r->integer_result, !(s->flags & RT_TEXF_READ_AS_INTEGER), (s->flags & RT_TEXF_SRGB) != 0};
+    footprint fp = {img, s, 0, r->integer_result, !(s->flags & RT_TEXF_READ_AS_INTEGER), (s->flags & RT_TEXF_SRGB) != 0, 0};
+    fp.norm_max = norm_max(img, fp.as_int, fp.promote);
     if (first) {
-        int64_t layer = (int32_t)r->coord[0];
-        int64_t nlayers = (int64_t)(t->cube ? img->layers / 6 : img->layers);
-        fp.layer = (uint64_t)(layer < 0 ? 0 : layer >= nlayers ? nlayers - 1 : layer);
+        uint64_t layer = r->coord[0], nlayers = t->cube ? img->layers / 6 : img->layers;
+        fp.layer = layer >= nlayers ? nlayers - 1 : layer; /* unsigned on the GPU: -1 is the last */
     }
     float x[3];
     for (uint32_t d = 0; d < 3; d++)

@@ -89,7 +89,7 @@ uint32_t rt_tex_query(const rt_texture *t, const rt_sampler *s, uint32_t q, uint
 /* One texel of img at integer coordinates (in range) as four channels:
  * integers (as_int), or floats: 8- and 16-bit integers promoted to [0, 1]
  * or [-1, 1] when `promote` (and always for the UNORM/SNORM formats), sRGB
- * decoded when `srgb`.  Missing channels read 0, alpha 1. */
+ * decoded when `srgb`.  Missing channels read 0, alpha too (as on the GPU). */
 void rt_texel_read(const rt_image *img, uint64_t x, uint64_t y, uint64_t z, uint64_t layer, bool as_int,
                    bool promote, bool srgb, uint32_t out[4]);
 /* The texel's storage address. */
@@ -112,5 +112,20 @@ uint16_t rt_half_bits(uint32_t f32);
 
 /* 8 fractional bits: the weight the hardware's 9-bit fixed point holds. */
 float rt_tex_weight(float frac);
+
+/* ---- linear filtering arithmetic (tex_filter.c) ---- */
+
+/* The weights (in 256ths, summing to 256) of the 2^dims corners of a
+ * linear footprint, given each axis's weight of its upper texel (0..256,
+ * in 256ths); corner bit d set: the upper texel along axis d.  Returns the
+ * number of corners. */
+uint32_t rt_tex_corner_weights(const uint32_t *frac, uint32_t dims, uint32_t w[8]);
+/* Float texels under those weights: summed exactly, rounded once. */
+float rt_tex_blend_float(const uint32_t *w, const float *v, uint32_t n);
+/* Normalized-integer texels (raw, maxv: 255, 127, 65535 or 32767) under
+ * those weights: read as a 16-bit normalized value. */
+float rt_tex_blend_norm(const uint32_t *w, const int64_t *t, uint32_t n, int64_t maxv, bool sgn);
+/* A border colour channel stored as a normalized integer of maxv. */
+int64_t rt_tex_norm_quantize(float c, int64_t maxv, bool sgn);
 
 #endif

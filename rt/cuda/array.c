@@ -149,8 +149,8 @@ CUresult cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR *d, CUarray h)
     CUresult r = descriptor_of(h, d, &d3);
     if (r)
         return r;
-    if (d3.Depth) /* a 3D or layered array has no 2D descriptor */
-        return CUDA_ERROR_INVALID_VALUE;
+    /* a 3D or layered array too: NVIDIA's driver answers with its width,
+     * height, format and channels */
     *d = (CUDA_ARRAY_DESCRIPTOR){d3.Width, d3.Height, d3.Format, d3.NumChannels};
     return CUDA_SUCCESS;
 }
@@ -252,12 +252,14 @@ CUresult cu_array_region(CUarray a, size_t x, size_t y, size_t z, size_t w, size
 }
 
 /* A 1D copy to or from an array: its storage is contiguous (rows are not
- * padded), so the bytes from `off` are host memory of the array's size. */
+ * padded), so the bytes from `off` are host memory of the array's size.
+ * These copies take 1D arrays only, as documented and as NVIDIA's driver
+ * answers a 2D one (CUDA_ERROR_INVALID_VALUE). */
 static CUresult linear_side(CUarray a, size_t off, size_t n, CUmemorytype *t, const void **host)
 {
     if (!a)
         return CUDA_SUCCESS;
-    if (!cu_array_valid(a))
+    if (!cu_array_valid(a) || a->img.dims != 1)
         return CUDA_ERROR_INVALID_VALUE;
     size_t total = a->img.layer_bytes * a->img.layers;
     if (off > total || n > total - off)

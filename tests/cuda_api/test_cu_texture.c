@@ -57,6 +57,14 @@ static CUarray array2d(CUarray_format f, unsigned ch, size_t w, size_t h, unsign
     return a;
 }
 
+/* A 2D array's rows back to the host: 1D copies take 1D arrays only. */
+static void array2d_read(CUarray a, void *dst, size_t row_bytes, size_t h)
+{
+    CUDA_MEMCPY2D c = {.srcMemoryType = CU_MEMORYTYPE_ARRAY, .srcArray = a, .dstMemoryType = CU_MEMORYTYPE_HOST,
+                       .dstHost = dst, .dstPitch = row_bytes, .WidthInBytes = row_bytes, .Height = h};
+    CU_OK(cuMemcpy2D(&c));
+}
+
 static CUtexObject texobj(CUarray a, CUaddress_mode am, CUfilter_mode fm, unsigned flags)
 {
     CUDA_RESOURCE_DESC r = {.resType = CU_RESOURCE_TYPE_ARRAY};
@@ -68,7 +76,8 @@ static CUtexObject texobj(CUarray a, CUaddress_mode am, CUfilter_mode fm, unsign
     return o;
 }
 
-/* ---- the reference, from the programming guide ---- */
+/* ---- the reference: the programming guide, made exact by fetches
+ * recorded on an H200 (tests/gpu/results/tex.res) ---- */
 
 /* Index i of a size-n axis through an address mode; -1: the border. */
 static long ref_index(long i, long n, CUaddress_mode m)
@@ -85,19 +94,18 @@ static long ref_index(long i, long n, CUaddress_mode m)
 }
 
 /* Texel-space coordinate of x: wrap and mirror only with normalized
- * coordinates (unnormalized ones clamp instead). */
-static float ref_coord(float x, long n, CUaddress_mode *m, bool norm)
+ * coordinates (unnormalized ones clamp instead).  A normalized coordinate
+ * wraps to its fraction and is cut to 23 fractional bits before scaling;
+ * mirror reflects texel indices (ref_index), not the coordinate. */
+static double ref_coord(float x, long n, CUaddress_mode *m, bool norm)
 {
     if (!norm) {
         if (*m == CU_TR_ADDRESS_MODE_WRAP || *m == CU_TR_ADDRESS_MODE_MIRROR)
             *m = CU_TR_ADDRESS_MODE_CLAMP;
         return x;
     }
-    if (*m == CU_TR_ADDRESS_MODE_WRAP)
-        x = x - floorf(x);
-    else if (*m == CU_TR_ADDRESS_MODE_MIRROR)
-        x = ((long)floorf(x) % 2 != 0) ? 1.0f - (x - floorf(x)) : x - floorf(x);
-    return x * (float)n;
+    double u = *m == CU_TR_ADDRESS_MODE_WRAP ? (double)x - floor((double)x) : (double)x;
+    return floor(u * 8388608.0) / 8388608.0 * (double)n;
 }
 
 static float ref_fetch(const float *img, long w, long h, long i, long j, CUaddress_mode m, float border)
@@ -106,22 +114,28 @@ static float ref_fetch(const float *img, long w, long h, long i, long j, CUaddre
     return i < 0 || j < 0 ? border : img[j * w + i];
 }
 
-static float ref_alpha(float f) { return roundf(f * 256.0f) / 256.0f; }
+/* A linear filter weight in 256ths: the fraction rounded half up. */
+static long ref_alpha(double f) { return (long)floor(f * 256.0 + 0.5); }
 
-/* One channel of a w x h float texture at (x, y). */
+/* One channel of a w x h float texture at (x, y).  Linear filtering: the
+ * product of the two weights is rounded (half up) to 256ths and the other
+ * three corners take what is left of theirs, so the four sum to 1. */
 static float ref_tex2d(const float *img, long w, long h, float x, float y, CUaddress_mode mode, bool linear,
                        bool norm)
 {
     CUaddress_mode mx = mode, my = mode;
-    float u = ref_coord(x, w, &mx, norm), v = ref_coord(y, h, &my, norm);
+    double u = ref_coord(x, w, &mx, norm), v = ref_coord(y, h, &my, norm);
     CUaddress_mode m = mx; /* both axes share the mode */
     if (!linear)
-        return ref_fetch(img, w, h, (long)floorf(u), (long)floorf(v), m, 0.25f);
-    float xb = u - 0.5f, yb = v - 0.5f;
-    long i = (long)floorf(xb), j = (long)floorf(yb);
-    float a = ref_alpha(xb - floorf(xb)), b = ref_alpha(yb - floorf(yb));
-    return (1 - a) * (1 - b) * ref_fetch(img, w, h, i, j, m, 0.25f) + a * (1 - b) * ref_fetch(img, w, h, i + 1, j, m, 0.25f) +
-           (1 - a) * b * ref_fetch(img, w, h, i, j + 1, m, 0.25f) + a * b * ref_fetch(img, w, h, i + 1, j + 1, m, 0.25f);
+        return ref_fetch(img, w, h, (long)floor(u), (long)floor(v), m, 0.25f);
+    double xb = u - 0.5, yb = v - 0.5;
+    long i = (long)floor(xb), j = (long)floor(yb);
+    long a = ref_alpha(xb - floor(xb)), b = ref_alpha(yb - floor(yb)), ab = (a * b + 128) / 256;
+    double sum = (double)(256 - a - b + ab) * ref_fetch(img, w, h, i, j, m, 0.25f) +
+                 (double)(a - ab) * ref_fetch(img, w, h, i + 1, j, m, 0.25f) +
+                 (double)(b - ab) * ref_fetch(img, w, h, i, j + 1, m, 0.25f) +
+                 (double)ab * ref_fetch(img, w, h, i + 1, j + 1, m, 0.25f);
+    return (float)(sum / 256.0);
 }
 
 static CUdeviceptr dalloc(size_t n)
@@ -210,7 +224,7 @@ static void test_formats(void **state)
             fetch2d(m, ints ? "tex2d_fetch_int" : "tex2d_fetch", t, xy, N, out);
             for (int k = 0; k < N; k++)
                 for (unsigned c = 0; c < 4; c++) {
-                    long long want = c < ch ? raw_value(fc, k, (int)c) : c == 3;
+                    long long want = c < ch ? raw_value(fc, k, (int)c) : 0; /* alpha too, on the GPU */
                     float got = 0;
                     memcpy(&got, &out[4 * k + c], 4);
                     if (ints ? (int32_t)out[4 * k + c] != (int32_t)(uint32_t)want : got != (float)want)
@@ -223,7 +237,7 @@ static void test_formats(void **state)
                 float maxv = fc->sgn ? (fc->bytes == 1 ? 127.0f : 32767.0f) : (fc->bytes == 1 ? 255.0f : 65535.0f);
                 for (int k = 0; k < N; k++)
                     for (unsigned c = 0; c < 4; c++) {
-                        float want = c < ch ? fmaxf((float)raw_value(fc, k, (int)c) / maxv, -1.0f) : c == 3 ? 1.0f : 0.0f;
+                        float want = c < ch ? fmaxf((float)raw_value(fc, k, (int)c) / maxv, -1.0f) : 0.0f;
                         float got;
                         memcpy(&got, &out[4 * k + c], 4);
                         if (fabsf(got - want) > 1e-6f)
@@ -405,7 +419,8 @@ static void test_geometries(void **state)
             float s, t;
             long fx = (long)floorf(p[0]), fy = (long)floorf(p[1]), fz = (long)floorf(p[2]);
             int face = ref_face(p[0], p[1], p[2], &s, &t);
-            long layer = clampl((long)p[3], 3), fetch = (long)p[3];
+            /* the layer index is unsigned on the GPU: -1 clamps to the last layer */
+            long layer = p[3] < 0 ? 2 : clampl((long)p[3], 3), fetch = (long)p[3];
             float lod = p[3] < 0 ? 0 : p[3] > 4 ? 4 : p[3];
             float grad_lod = log2f(fabsf(p[2]) * 16.0f);
             grad_lod = !(grad_lod > 0) ? 0 : grad_lod > 4 ? 4 : grad_lod;
@@ -471,7 +486,7 @@ static void test_surfaces(void **state)
         CU_OK(cuLaunchKernel(fn(m, "surf_swap"), 1, 1, 1, 16, 4, 1, 0, NULL, args, NULL));
         CU_OK(cuLaunchKernel(fn(m, "surf_swap"), 2, 1, 1, 32, 4, 1, 0, NULL, args, NULL));
         CU_OK(cuCtxSynchronize());
-        CU_OK(cuMemcpyAtoH(dst, ad, 0, sizeof dst));
+        array2d_read(ad, dst, W * 4, H);
         float zero[W * H];
         CU_OK(cuMemcpyDtoH(zero, dz, sizeof zero));
         for (int y = 0; y < H; y++)
@@ -552,8 +567,9 @@ static void test_copies(void **state)
     CUDA_ARRAY3D_DESCRIPTOR got;
     CU_OK(cuArray3DGetDescriptor(&got, a));
     assert_true(got.Width == W && got.Height == H && got.Depth == D && got.NumChannels == 2);
-    CUDA_ARRAY_DESCRIPTOR d2;
-    CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuArrayGetDescriptor(&d2, a)); /* 3D */
+    CUDA_ARRAY_DESCRIPTOR d2; /* of a 3D array too, on NVIDIA's driver */
+    CU_OK(cuArrayGetDescriptor(&d2, a));
+    assert_true(d2.Width == W && d2.Height == H && d2.NumChannels == 2 && d2.Format == CU_AD_FORMAT_UNSIGNED_INT16);
     CUDA_MEMCPY3D c = {.srcMemoryType = CU_MEMORYTYPE_HOST, .srcHost = in, .srcPitch = W * T, .srcHeight = H,
                        .dstMemoryType = CU_MEMORYTYPE_ARRAY, .dstArray = a, .WidthInBytes = W * T, .Height = H, .Depth = D};
     CU_OK(cuMemcpy3D(&c));
@@ -571,17 +587,26 @@ static void test_copies(void **state)
         for (int y = 0; y < 2; y++)
             for (int x = 0; x < 6; x++)
                 assert_int_equal(back[(z * 2 + y) * 6 + x], in[((z + 1) * H + y + 1) * W * 2 + 2 + x]);
-    /* 1D copies address the array's rows from the start */
-    CU_OK(cuMemcpyAtoH(back, a, 0, sizeof in));
+    /* 1D copies take 1D arrays only (the documentation; NVIDIA's driver
+     * refuses a 2D or 3D one) */
+    CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuMemcpyAtoH(back, a, 0, sizeof in));
+    CUDA_ARRAY3D_DESCRIPTOR d1 = {W * H * D, 0, 0, CU_AD_FORMAT_UNSIGNED_INT16, 2, 0};
+    CUarray l1, l2;
+    CU_OK(cuArray3DCreate(&l1, &d1));
+    CU_OK(cuArray3DCreate(&l2, &d1));
+    CU_OK(cuMemcpyHtoA(l1, 0, in, sizeof in));
+    CU_OK(cuMemcpyAtoH(back, l1, 0, sizeof in));
     assert_memory_equal(back, in, sizeof in);
     uint16_t two[2] = {0xabcd, 0x1234};
-    CU_OK(cuMemcpyHtoA(a, 2 * T, two, sizeof two));
-    CU_OK(cuMemcpyAtoA(b, 0, a, 2 * T, sizeof two));
-    CU_OK(cuMemcpyAtoD(dev, b, 0, sizeof two));
+    CU_OK(cuMemcpyHtoA(l1, 2 * T, two, sizeof two));
+    CU_OK(cuMemcpyAtoA(l2, 0, l1, 2 * T, sizeof two));
+    CU_OK(cuMemcpyAtoD(dev, l2, 0, sizeof two));
     CU_OK(cuMemcpyDtoH(back, dev, sizeof two));
     assert_memory_equal(back, two, sizeof two);
     /* out of the array, a bad handle, bad descriptors */
-    CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuMemcpyHtoA(a, W * T * H * D - 2, two, sizeof two));
+    CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuMemcpyHtoA(l1, W * T * H * D - 2, two, sizeof two));
+    CU_OK(cuArrayDestroy(l1));
+    CU_OK(cuArrayDestroy(l2));
     c.dstY = 1;
     CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuMemcpy3D(&c));
     CUDA_ARRAY3D_DESCRIPTOR bad = {0, 4, 0, CU_AD_FORMAT_FLOAT, 1, 0};
@@ -665,7 +690,13 @@ static void test_refs_and_queries(void **state)
     uint32_t zeros[SW * 2] = {0};
     CUarray sa = array2d(CU_AD_FORMAT_UNSIGNED_INT32, 1, SW, 2, CUDA_ARRAY3D_SURFACE_LDST, zeros, 4);
     CUmodule m;
-    CU_OK(cuModuleLoadData(&m, refs_ptx));
+    CUresult loaded = cuModuleLoadData(&m, refs_ptx);
+    if (loaded == CUDA_ERROR_NOT_SUPPORTED) { /* NVIDIA's driver (CUDA 13) has dropped texture references */
+        CU_OK(cuArrayDestroy(a));
+        CU_OK(cuArrayDestroy(sa));
+        skip();
+    }
+    CU_OK(loaded);
     CUtexref tr;
     CUsurfref sr;
     CU_OK(cuModuleGetTexRef(&tr, m, "tr"));
@@ -695,7 +726,7 @@ static void test_refs_and_queries(void **state)
     CU_OK(cuLaunchKernel(f, 1, 1, 1, T, 1, 1, 0, NULL, args, NULL));
     uint32_t out[16 * T], surf[SW * 2];
     CU_OK(cuMemcpyDtoH(out, dout, sizeof out));
-    CU_OK(cuMemcpyAtoH(surf, sa, 0, sizeof surf));
+    array2d_read(sa, surf, SW * 4, 2);
     for (int k = 0; k < T; k++) {
         const uint32_t *o = &out[16 * k];
         float f0, g[4];
@@ -721,8 +752,9 @@ static void test_refs_and_queries(void **state)
     CU_OK(cuModuleUnload(m));
 }
 
-/* A destroyed texture object is an invalid handle: the launch faults
- * (in a context of its own: the error sticks to it, as on a GPU). */
+/* A destroyed texture object is an invalid handle: ptxjit's launch faults
+ * (in a context of its own: the error sticks to it, as on a GPU).  Using
+ * it is undefined: NVIDIA's driver runs the launch without an error. */
 static void test_destroyed_handle_faults(void **state)
 {
     (void)state;
@@ -742,13 +774,17 @@ static void test_destroyed_handle_faults(void **state)
     int n = 1;
     void *args[] = {&t, &d, &d, &n};
     CU_OK(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL));
-    CU_EXPECT(CUDA_ERROR_ILLEGAL_ADDRESS, cuCtxSynchronize());
+    CUresult r = cuCtxSynchronize();
+    if (r != CUDA_SUCCESS)
+        CU_EXPECT(CUDA_ERROR_ILLEGAL_ADDRESS, r);
     CU_OK(cuArrayDestroy(a)); /* arrays outlive contexts' errors */
     CU_OK(cuCtxDestroy(c));
     CU_OK(cuCtxSetCurrent(primary));
 }
 
-/* deviceQuery's texture limits are the ones array creation enforces. */
+/* Arrays can be made up to deviceQuery's texture limits.  The documented
+ * ranges end there and ptxjit refuses larger ones; NVIDIA's driver makes
+ * some of them (an H200 did), so past the limit either answer passes. */
 static void test_limits(void **state)
 {
     (void)state;
@@ -770,7 +806,7 @@ static void test_limits(void **state)
             CUDA_ARRAY3D_DESCRIPTOR d = {dims[0], dims[1], dims[2], CU_AD_FORMAT_UNSIGNED_INT8, 1, lim[i].flags};
             CUarray a;
             CUresult r = cuArray3DCreate(&a, &d);
-            if (over)
+            if (over && r != CUDA_SUCCESS)
                 CU_EXPECT(CUDA_ERROR_INVALID_VALUE, r);
             else {
                 CU_OK(r);
@@ -815,7 +851,14 @@ static void test_sampler_initializers(void **state)
     CUarray a = array2d(CU_AD_FORMAT_FLOAT, 1, 4, 1, 0, img, 4);
     CUtexObject t = texobj(a, CU_TR_ADDRESS_MODE_CLAMP, CU_TR_FILTER_MODE_POINT, CU_TRSF_NORMALIZED_COORDINATES);
     CUmodule m;
-    CU_OK(cuModuleLoadData(&m, samplers_ptx));
+    CUresult loaded = cuModuleLoadData(&m, samplers_ptx);
+    if (loaded == CUDA_ERROR_NOT_FOUND || loaded == CUDA_ERROR_NOT_SUPPORTED) {
+        /* NVIDIA's driver (CUDA 13) loads no texmode_independent module */
+        CU_OK(cuTexObjectDestroy(t));
+        CU_OK(cuArrayDestroy(a));
+        skip();
+    }
+    CU_OK(loaded);
     CUfunction f;
     CU_OK(cuModuleGetFunction(&f, m, "samp"));
     CUdeviceptr d = dalloc(sizeof out);

@@ -3,7 +3,9 @@
  * coordinates, recorded on a real GPU and compared on ptxjit.
  *
  *   tex_gpu record FILE   fetch, write the results to FILE
- *   tex_gpu check FILE    fetch, compare with FILE (prints how far apart)
+ *   tex_gpu check FILE [ULPS]  fetch, compare with FILE (prints how far
+ *                         apart); floats within ULPS units in the last place
+ *                         are counted apart, not as differences
  *
  * Two textures: 7x5 RGBA8 read as normalized floats, and 7x5 single-channel
  * f32.  Three coordinate sets: random points around and beyond the edges,
@@ -169,8 +171,52 @@ static int write_results(const char *path, const result *r, size_t n)
     return !ok;
 }
 
-/* Compares with the recording: per configuration, how many fetches differ
- * and the largest difference. */
+/* How many floats lie between a and b (0: equal, or both NaN). */
+static uint64_t ulps_apart(float a, float b)
+{
+    if (a == b || (isnan(a) && isnan(b)))
+        return 0;
+    if (isnan(a) || isnan(b))
+        return UINT64_MAX;
+    int32_t ia, ib;
+    memcpy(&ia, &a, 4);
+    memcpy(&ib, &b, 4);
+    int64_t oa = ia < 0 ? -(int64_t)(ia & 0x7fffffff) : ia, ob = ib < 0 ? -(int64_t)(ib & 0x7fffffff) : ib;
+    return (uint64_t)(oa > ob ? oa - ob : ob - oa);
+}
+
+static uint64_t max_ulps; /* check's allowance */
+
+static int same_fetch(const float *a, const float *b)
+{
+    for (int k = 0; k < 4; k++)
+        if (ulps_apart(a[k], b[k]) > max_ulps)
+            return 0;
+    return 1;
+}
+
+/* The first few fetches of one configuration that differ: the coordinate
+ * (regenerated from the name's coordinate set) and both results, so that a
+ * difference can be read without the recording's tools. */
+static void show_differences(const char *name, const float *gpu, const float *mine, uint32_t n)
+{
+    enum { SHOWN = 3 };
+    static float xy[2 * NSWEEP];
+    const char *set = strstr(name, "coords");
+    if (!set || n > NSWEEP || coords(set[6] - '0', strstr(name, "normalized") != NULL, xy) != n)
+        return;
+    for (uint32_t i = 0, shown = 0; i < n && shown < SHOWN; i++) {
+        const float *g = gpu + 4 * (size_t)i, *m = mine + 4 * (size_t)i;
+        if (same_fetch(g, m))
+            continue;
+        printf("    at (%.9g, %.9g): GPU (%.9g, %.9g, %.9g, %.9g), ptxjit (%.9g, %.9g, %.9g, %.9g)\n", xy[2 * i],
+               xy[2 * i + 1], g[0], g[1], g[2], g[3], m[0], m[1], m[2], m[3]);
+        shown++;
+    }
+}
+
+/* Compares with the recording: per configuration, how many fetches differ,
+ * the largest difference and the first differing fetches. */
 static int check_results(const char *path, const result *r, size_t n)
 {
     FILE *f = fopen(path, "rb");
@@ -197,17 +243,22 @@ static int check_results(const char *path, const result *r, size_t n)
             printf("  %s: not run here\n", g.name);
             differ++;
         } else {
-            unsigned bad = 0;
+            unsigned bad = 0, near = 0;
             double worst = 0;
             for (size_t i = 0; i < (size_t)g.n * 4; i++) {
                 double d = fabs((double)g.v[i] - (double)mine->v[i]);
-                if (g.v[i] != mine->v[i] && !(isnan(g.v[i]) && isnan(mine->v[i]))) {
+                uint64_t u = ulps_apart(g.v[i], mine->v[i]);
+                near += u != 0 && u <= max_ulps;
+                if (u > max_ulps) {
                     bad++;
                     worst = d > worst ? d : worst;
                 }
             }
+            if (near)
+                printf("  %s: %u of %u values within %llu ulp\n", g.name, near, g.n * 4, (unsigned long long)max_ulps);
             if (bad)
                 printf("  %s: %u of %u values differ, by up to %.3g\n", g.name, bad, g.n * 4, worst);
+            show_differences(g.name, g.v, mine->v, g.n);
             differ += bad != 0;
         }
         compared++;
@@ -220,10 +271,11 @@ static int check_results(const char *path, const result *r, size_t n)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3 || (strcmp(argv[1], "record") && strcmp(argv[1], "check"))) {
-        fprintf(stderr, "usage: tex_gpu record|check FILE\n");
+    if (argc < 3 || argc > 4 || (strcmp(argv[1], "record") && strcmp(argv[1], "check"))) {
+        fprintf(stderr, "usage: tex_gpu record FILE | tex_gpu check FILE [ULPS]\n");
         return 2;
     }
+    max_ulps = argc == 4 ? strtoull(argv[3], NULL, 10) : 0;
     CUdevice dev;
     CUcontext ctx;
     CUmodule mod;
