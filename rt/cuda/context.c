@@ -251,15 +251,13 @@ CUresult cuCtxDestroy_v2(CUcontext ctx)
         return r;
     if (!ctx) /* NVIDIA's driver 580 says so, not INVALID_CONTEXT */
         return CUDA_ERROR_INVALID_VALUE;
-    if (cu_handle_valid(ctx, CU_KIND_DEAD_CONTEXT))
-        return CUDA_ERROR_CONTEXT_IS_DESTROYED; /* destroyed twice: as NVIDIA's driver */
     if (!cu_handle_valid(ctx, CU_KIND_CONTEXT) || ctx->primary)
         return CUDA_ERROR_INVALID_CONTEXT;
     cu_ctx_local_release(ctx); /* the context still answers while they run */
     pthread_mutex_lock(&ctx_lock);
     bool ok = ctx && cu_handle_valid(ctx, CU_KIND_CONTEXT) && !ctx->primary;
     if (ok) {
-        cu_handle_add(ctx, CU_KIND_DEAD_CONTEXT); /* replaces the live entry */
+        cu_handle_remove(ctx);
         ctx_wait_unused(ctx);
     }
     pthread_mutex_unlock(&ctx_lock);

@@ -72,7 +72,6 @@ typedef enum cu_kind {
     CU_KIND_ARRAY,           /* array.c */
     CU_KIND_MIPMAPPED_ARRAY,
     CU_KIND_TEXREF,          /* texref.c */
-    CU_KIND_DEAD_CONTEXT,    /* a destroyed context's address, until reused */
 } cu_kind;
 
 /* Live handles by address and kind.  add fails only for lack of memory. */
