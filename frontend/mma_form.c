@@ -5,15 +5,6 @@
 
 #include <string.h>
 
-static unsigned elem_bits(ptx_type t)
-{
-    switch (t) {
-    case PTX_TYPE_B1: return 1;
-    case PTX_TYPE_S4: case PTX_TYPE_U4: return 4;
-    default: return ptx_type_size(t) * 8;
-    }
-}
-
 static bool is_int8(ptx_type t) { return t == PTX_TYPE_S8 || t == PTX_TYPE_U8; }
 static bool is_int4(ptx_type t) { return t == PTX_TYPE_S4 || t == PTX_TYPE_U4; }
 static bool is_fp8(ptx_type t) { return t == PTX_TYPE_E4M3 || t == PTX_TYPE_E5M2; }
@@ -96,10 +87,9 @@ const char *ptx_mma_form_of(const ptx_instr *in, ptx_mma_form *f)
     ptx_type t[4] = {f->a, f->b, f->c, f->d};
     for (int w = 0; w < 4; w++) {
         f->regbytes[w] = t[w] == PTX_TYPE_F64 ? 8 : 4;
-        f->nregs[w] = (uint8_t)(elems[w] * elem_bits(t[w]) / (f->regbytes[w] * 8u));
+        f->nregs[w] = (uint8_t)(elems[w] * ptx_type_bits(t[w]) / (f->regbytes[w] * 8u));
         f->elems[w] = (uint16_t)elems[w];
     }
     return NULL;
 }
 
-unsigned ptx_mma_elem_bits(ptx_type t) { return elem_bits(t); }

@@ -305,6 +305,7 @@ void ptx_diags_print(const ptx_diags *d, const char *filename, const char *src, 
 
 const char *ptx_type_name(ptx_type t);
 uint32_t ptx_type_size(ptx_type t);
+uint32_t ptx_type_bits(ptx_type t); /* of an element: 4 for .s4/.u4, 1 for .b1 */
 /* A .samplerref attribute's value (check_tex.c): addr_mode_N: 0 wrap,
  * 1 clamp_to_edge, 2 mirror, 3 clamp_to_border, 4 clamp_ogl; filter_mode:
  * 0 nearest, 1 linear; -1 when unknown. */
@@ -355,14 +356,11 @@ typedef struct ptx_mma_form {
 /* Fills *f and returns NULL when ptxas takes the mma instruction in for
  * sm_90; otherwise returns why not. */
 const char *ptx_mma_form_of(const ptx_instr *in, ptx_mma_form *f);
-unsigned ptx_mma_elem_bits(ptx_type t); /* 1 for .b1, 4 for .s4/.u4 */
 
 /* ---- wmma operand geometry (wmma.c) ---- */
 
 /* The M, N, K of a wmma shape; false for shapes wmma does not have. */
 bool ptx_wmma_dims(uint8_t shape, uint32_t *m, uint32_t *n, uint32_t *k);
-/* Bits of an element of type t (4 for .s4/.u4, 1 for .b1). */
-uint32_t ptx_type_bits(ptx_type t);
 
 /* One fragment: the matrix it is a part of (A MxK, B KxN, C and D MxN), its
  * elements per lane and the registers that hold them. */

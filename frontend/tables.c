@@ -19,6 +19,10 @@ static const struct {
 
 const char *ptx_type_name(ptx_type t) { return t < PTX_TYPE_COUNT ? types[t].name : "?"; }
 uint32_t ptx_type_size(ptx_type t) { return t < PTX_TYPE_COUNT ? types[t].size : 0; }
+uint32_t ptx_type_bits(ptx_type t)
+{
+    return t == PTX_TYPE_S4 || t == PTX_TYPE_U4 ? 4 : t == PTX_TYPE_B1 ? 1 : 8 * ptx_type_size(t);
+}
 char ptx_type_class(ptx_type t) { return t < PTX_TYPE_COUNT ? types[t].cls : 0; }
 
 static bool eq(const char *a, const char *s, size_t n)

@@ -39,11 +39,6 @@ static bool type_allowed(uint8_t shape, bool acc, ptx_type t)
     }
 }
 
-uint32_t ptx_type_bits(ptx_type t)
-{
-    return t == PTX_TYPE_S4 || t == PTX_TYPE_U4 ? 4 : t == PTX_TYPE_B1 ? 1 : 8 * ptx_type_size(t);
-}
-
 bool ptx_wmma_frag(uint8_t shape, uint8_t frag, ptx_type t, ptx_wmma_fragment *f)
 {
     uint32_t m, n, k;

@@ -38,7 +38,7 @@ unsigned mma_elems_per_reg(ptx_type t)
 {
     if (t == PTX_TYPE_F64 || t == PTX_TYPE_B1)
         return 1;
-    return 32 / ptx_mma_elem_bits(t);
+    return 32 / ptx_type_bits(t);
 }
 
 static LLVMValueRef vconst_i32(fn *F, uint32_t v) { return splat(F->L, const_i32(F->L, v)); }
@@ -85,7 +85,7 @@ void mma_unpack(fn *F, const LLVMValueRef *regs, unsigned nregs, ptx_type t, LLV
 {
     lw *L = F->L;
     LLVMBuilderRef b = L->b;
-    unsigned per = mma_elems_per_reg(t), bits = ptx_mma_elem_bits(t);
+    unsigned per = mma_elems_per_reg(t), bits = ptx_type_bits(t);
     for (unsigned r = 0; r < nregs; r++)
         for (unsigned e = 0; e < per; e++) {
             LLVMValueRef x = regs[r], v;
