@@ -75,7 +75,7 @@ static uint64_t splitmix(uint64_t *s)
     return z ^ (z >> 31);
 }
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
+uint64_t conform_fnv(uint64_t h, const void *p, size_t n)
 {
     const unsigned char *c = p;
     for (size_t i = 0; i < n; i++)
@@ -142,7 +142,7 @@ static size_t inputs_with(const conform_op *op, unsigned nrandom, size_t cap, ui
     }
     bool all = combos <= cap;
     size_t nedge = all ? combos : cap, n = nedge + nrandom;
-    uint64_t seed = fnv(0xcbf29ce484222325ull, op->name, strlen(op->name));
+    uint64_t seed = conform_fnv(0xcbf29ce484222325ull, op->name, strlen(op->name));
     for (int i = 0; i < CONFORM_MAX_IN; i++)
         x[i] = calloc(n ? n : 1, sizeof(uint64_t));
     for (size_t t = 0; t < n; t++) {
@@ -524,10 +524,10 @@ enum { GPU_EDGE_CAP = 2000 };
 
 static uint64_t io_hash(const conform_op *op, const io *o)
 {
-    uint64_t h = fnv(0xcbf29ce484222325ull, &o->n, sizeof o->n);
+    uint64_t h = conform_fnv(0xcbf29ce484222325ull, &o->n, sizeof o->n);
     for (int i = 0; i < CONFORM_MAX_IN; i++)
         if (op->w[i])
-            h = fnv(h, o->buf[i], o->n * op->w[i]);
+            h = conform_fnv(h, o->buf[i], o->n * op->w[i]);
     return h;
 }
 
@@ -633,8 +633,7 @@ int conform_emit(const conform_suite *s, const conform_op *ops, size_t nops, con
     return bad;
 }
 
-/* A recorded output: "PJCFOUT1", u64 input hash, u32 n, u32 dw, n * dw bytes. */
-static char *read_result(const char *path, uint64_t *hash, uint32_t *n, uint32_t *dw, size_t *len)
+char *conform_read_result(const char *path, uint64_t *hash, uint32_t *n, uint32_t *dw, size_t *len)
 {
     char *data = tu_read_file(path, len);
     if (!data)
@@ -663,7 +662,7 @@ static int check_op_gpu(const conform_op *op, const char *dir, unsigned *checked
         uint64_t h;
         uint32_t n, dw;
         size_t len;
-        char *data = read_result(path, &h, &n, &dw, &len);
+        char *data = conform_read_result(path, &h, &n, &dw, &len);
         if (!data) {
             (*stale)++;
             fprintf(stderr, "conform gpu: no result for %s\n", name);

@@ -114,6 +114,15 @@ void conform_kernel_name(char *buf, size_t len, const conform_op *op, unsigned k
 /* The PTX module of a template op (all sweep indices and modes); malloc'd. */
 char *conform_module(const conform_suite *s, const conform_op *op);
 
+/* FNV-1a over n bytes, continuing from h (0xcbf29ce484222325 to start):
+ * the key of inputs and recordings. */
+uint64_t conform_fnv(uint64_t h, const void *p, size_t n);
+
+/* A recorded GPU output, "PJCFOUT1", u64 input hash, u32 n, u32 dw, then
+ * n * dw bytes (tests/gpu/conform_gpu.c): the whole file (*len bytes, the
+ * outputs at offset 24), or NULL when absent or not such a file. */
+char *conform_read_result(const char *path, uint64_t *hash, uint32_t *n, uint32_t *dw, size_t *len);
+
 /* The truncation of v to w bytes. */
 uint64_t conform_trunc(uint64_t v, unsigned w);
 

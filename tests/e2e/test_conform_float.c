@@ -33,6 +33,7 @@
 
 #include <cmocka.h>
 
+#include "conform.h"
 #include "fref.h"
 #include "ptxjit/ptxjit.h"
 #include "test_util.h"
@@ -1915,13 +1916,6 @@ static void gpu_kernel_name(const fcase *c, char *out, size_t len)
     out[n] = 0;
 }
 
-static uint64_t fnv_bytes(uint64_t h, const void *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ ((const uint8_t *)p)[i]) * 0x100000001b3ull;
-    return h;
-}
-
 /* The inputs a GPU runs: all of an approximate case's (the GPU's own
  * results are what a bit-exact emulation needs), the first GPU_EXACT_INPUTS
  * (the edge values, then random ones) of a correctly rounded case. */
@@ -1965,10 +1959,10 @@ static bool gpu_kernel_text(const fcase *c, size_t i, char *src, size_t cap)
 static uint64_t gpu_case_hash(const fcase *c, const char *src, size_t n, const uint64_t *const arrs[3])
 {
     unsigned w[3] = {kind_size(c->ka), kind_size(c->kb), kind_size(c->kc)};
-    uint64_t h = fnv_bytes(0xcbf29ce484222325ull, src, strlen(src));
+    uint64_t h = conform_fnv(0xcbf29ce484222325ull, src, strlen(src));
     for (int o = 0; o < 3; o++)
         for (size_t j = 0; j < n && w[o]; j++)
-            h = fnv_bytes(h, &arrs[o][j], w[o]); /* little-endian */
+            h = conform_fnv(h, &arrs[o][j], w[o]); /* little-endian */
     return h;
 }
 
@@ -2021,26 +2015,21 @@ static int emit_gpu(const char *dir)
     return bad;
 }
 
-/* A recorded output: "PJCFOUT1", u64 hash, u32 n, u32 dw, n * dw bytes. */
+/* The outputs recorded for kernel `name` (n of dw bytes), or NULL when
+ * there are none for these inputs. */
 static void *read_gpu_output(const char *dir, const char *name, size_t n, unsigned dw, uint64_t want_hash)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/float/%s.out", dir, name);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    char magic[8];
     uint64_t hash;
     uint32_t rn, rdw;
-    void *data = malloc(n * dw);
-    bool ok = data && fread(magic, 1, 8, f) == 8 && !memcmp(magic, "PJCFOUT1", 8) && fread(&hash, 8, 1, f) == 1 &&
-              hash == want_hash && fread(&rn, 4, 1, f) == 1 && fread(&rdw, 4, 1, f) == 1 && rn == n && rdw == dw &&
-              fread(data, dw, n, f) == n;
-    fclose(f);
-    if (!ok) {
+    size_t len;
+    char *data = conform_read_result(path, &hash, &rn, &rdw, &len);
+    if (!data || hash != want_hash || rn != n || rdw != dw || len != 24 + n * dw) {
         free(data);
         return NULL;
     }
+    memmove(data, data + 24, n * dw);
     return data;
 }
 
