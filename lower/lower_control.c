@@ -58,8 +58,7 @@ static bool plain_block(fn *F, uint32_t b, uint32_t first)
         return false;
     for (uint32_t i = first; i < F->f->nbody && F->block_of_stmt[i] == b; i++) {
         const ptx_stmt *s = &F->f->body[i];
-        if (s->kind == PTX_STMT_INSTR &&
-            (s->instr->op == PTX_OP_CALL || (is_sync_point(s->instr) && (ptx_op_effects(s->instr->op) & E_SYNC))))
+        if (s->kind == PTX_STMT_INSTR && (s->instr->op == PTX_OP_CALL || (ptx_op_effects(s->instr->op) & E_SYNC)))
             return false;
     }
     return true;
