@@ -602,7 +602,10 @@ static void lower_prologue(fn *F)
     LLVMPositionBuilderAtEnd(L->b, entry);
     F->alloca_ip = LLVMBuildAlloca(L->b, L->i8, "ip"); /* allocas go before this marker */
     F->cta = LLVMGetParam(F->fn, 0);
-    F->warp = LLVMGetParam(F->fn, 1);
+    if (F->resumable)
+        resume_loop_begin(F); /* the rest of the prologue is per warp */
+    else
+        F->warp = LLVMGetParam(F->fn, 1);
     LLVMValueRef lanes[W];
     for (uint32_t i = 0; i < W; i++)
         lanes[i] = const_i32(L, i);

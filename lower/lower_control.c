@@ -263,7 +263,8 @@ void emit_dispatcher(fn *F)
     if (F->is_entry) {
         if (F->resumable)
             resume_exit(F);
-        LLVMBuildRetVoid(L->b);
+        else
+            LLVMBuildRetVoid(L->b);
         return;
     }
     LLVMValueRef ret = LLVMBuildICmp(L->b, LLVMIntEQ, load_pc(F), splat(L, const_i32(L, PC_RET)), "");
@@ -550,6 +551,7 @@ static LLVMValueRef call_bar(fn *F, const ptx_instr *in, LLVMValueRef mask, LLVM
     LLVMBasicBlockRef after = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "bar.done");
     LLVMBuildCondBr(b, any, call, after);
     LLVMPositionBuilderAtEnd(b, call);
+    F->bar_arrives |= op == PTXJIT_BAR_ARRIVE;
     if (F->resumable && op != PTXJIT_BAR_ARRIVE) {
         resume_wait(F, in, mask, id, threads, opv, value);
         LLVMPositionBuilderAtEnd(b, after);

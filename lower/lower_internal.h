@@ -97,6 +97,10 @@ typedef struct fn {
     LLVMValueRef frame;          /* resumable: the warp's frame */
     LLVMValueRef frame_size;     /* resumable: constant global, set once the frame is laid out */
     LLVMBasicBlockRef save, restore;
+    LLVMValueRef cta_loop;       /* resumable: i1, called with PTXJIT_WARP_CTA_LOOP */
+    LLVMValueRef loop_warp, wait_code, sweep_bar, sweep_ok, sweep_live, exited; /* its state (allocas) */
+    LLVMBasicBlockRef warp_top, warp_next;
+    bool bar_arrives;            /* resumable: the kernel has bar.arrive (no barrier completes in code) */
     const ptx_instr **waits;     /* resumable: the barrier of each resume point */
     uint32_t *wait_next;         /* resumable: the block each resume point continues at */
     uint32_t nwaits;
@@ -396,6 +400,7 @@ LLVMValueRef barrier_arrivals(fn *F, LLVMValueRef mask, LLVMValueRef *sib);
 
 /* lower_resume.c: CTA barriers by returning to the runtime */
 bool kernel_resumes(lw *L, const ptx_func *f);
+void resume_loop_begin(fn *F);
 void resume_begin(fn *F);
 void resume_entry_branch(fn *F, LLVMBasicBlockRef start);
 void resume_exit(fn *F);

@@ -12,6 +12,11 @@
  * pending after the barrier.  Registers live only inside a block are never
  * saved: nvcc's virtual registers are mostly like that.
  *
+ * Called with PTXJIT_WARP_CTA_LOOP (abi.h), the function runs the CTA's
+ * warps itself, one after another in a loop around the per-warp code, and
+ * completes plain barriers without returning: the runtime's loop and its
+ * bookkeeping cost more than a short region between two barriers.
+ *
  * A barrier that waits ends its block (place_sync_points splits after it),
  * so no LLVM value of the block crosses the return.  The register state
  * is stored and reloaded through the registers' allocas, which LLVM still
@@ -20,6 +25,10 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+
+/* What a warp of the CTA loop stopped at (wait_code): a plain barrier's
+ * id, or one of these. */
+enum { WAIT_EXITED = -1, WAIT_OTHER = -2, SWEEP_NONE = -3 };
 
 /* Frame layout after the runtime's header: the pc vector, the
  * dispatcher's four counters and lane sets, the carry flag, registers. */
@@ -98,6 +107,32 @@ static LLVMValueRef frame_load(fn *F, uint32_t offset, LLVMTypeRef t)
     return v;
 }
 
+/* The loop over the CTA's warps: the entry block keeps the allocas and
+ * picks the first warp; the per-warp prologue follows at warp.top.  Its
+ * state lives in allocas, which become SSA values. */
+void resume_loop_begin(fn *F)
+{
+    lw *L = F->L;
+    LLVMValueRef arg = LLVMGetParam(F->fn, 1);
+    F->cta_loop = LLVMBuildICmp(L->b, LLVMIntEQ, arg, const_i32(L, PTXJIT_WARP_CTA_LOOP), "cta.loop");
+    F->loop_warp = entry_alloca(F, L->i32, "loop.warp");
+    LLVMBuildStore(L->b, LLVMBuildSelect(L->b, F->cta_loop, const_i32(L, 0), arg, ""), F->loop_warp);
+    F->wait_code = entry_alloca(F, L->i32, "wait.code");
+    F->sweep_bar = entry_alloca(F, L->i32, "sweep.bar");
+    F->sweep_ok = entry_alloca(F, L->i1, "sweep.ok");
+    F->sweep_live = entry_alloca(F, L->i1, "sweep.live");
+    F->exited = entry_alloca(F, L->i32, "exited");
+    LLVMBuildStore(L->b, const_i32(L, 0), F->exited);
+    LLVMBuildStore(L->b, const_i32(L, SWEEP_NONE), F->sweep_bar);
+    LLVMBuildStore(L->b, LLVMConstInt(L->i1, 1, false), F->sweep_ok);
+    LLVMBuildStore(L->b, LLVMConstInt(L->i1, 0, false), F->sweep_live);
+    F->warp_top = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "warp.top");
+    F->warp_next = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "warp.next");
+    LLVMBuildBr(L->b, F->warp_top);
+    LLVMPositionBuilderAtEnd(L->b, F->warp_top);
+    F->warp = LLVMBuildLoad2(L->b, L->i32, F->loop_warp, "warp");
+}
+
 /* In the entry block: the warp's frame, and the blocks that save and
  * restore its state (filled by resume_finish, once every register is
  * known). */
@@ -126,10 +161,26 @@ void resume_entry_branch(fn *F, LLVMBasicBlockRef start)
     LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntNE, r, const_i32(L, 0), ""), F->restore, start);
 }
 
-/* Before the warp function returns for good. */
+/* The warp is done: its frame says so; on to the next warp.  Ends the
+ * current LLVM block. */
 void resume_exit(fn *F)
 {
-    frame_store(F, PTXJIT_FRAME_RESUME, const_i32(F->L, 0));
+    lw *L = F->L;
+    frame_store(F, PTXJIT_FRAME_RESUME, const_i32(L, 0));
+    LLVMBuildStore(L->b, const_i32(L, (uint32_t)WAIT_EXITED), F->wait_code);
+    LLVMBuildBr(L->b, F->warp_next);
+}
+
+/* A barrier the CTA loop may complete itself: bar.sync with a constant id
+ * and no thread count. */
+static int32_t wait_code(LLVMValueRef id, LLVMValueRef threads, LLVMValueRef op)
+{
+    if (!LLVMIsAConstantInt(id) || !LLVMIsAConstantInt(threads) || !LLVMIsAConstantInt(op))
+        return WAIT_OTHER;
+    if (LLVMConstIntGetZExtValue(op) != PTXJIT_BAR_SYNC || LLVMConstIntGetZExtValue(threads) != 0 ||
+        LLVMConstIntGetZExtValue(id) >= 16)
+        return WAIT_OTHER;
+    return (int32_t)LLVMConstIntGetZExtValue(id);
 }
 
 /* A barrier the warp waits at: record it, move the block's lanes past it,
@@ -153,6 +204,7 @@ void resume_wait(fn *F, const ptx_instr *in, LLVMValueRef mask, LLVMValueRef id,
     frame_store(F, PTXJIT_FRAME_THREADS, threads);
     frame_store(F, PTXJIT_FRAME_VALUE, value);
     frame_store(F, PTXJIT_FRAME_LANES, mask_bits(F, mask));
+    LLVMBuildStore(L->b, const_i32(L, (uint32_t)wait_code(id, threads, op)), F->wait_code);
     LLVMValueRef pc = LLVMBuildLoad2(L->b, vec_of(L->i32), F->pc, "pc");
     LLVMBuildStore(L->b, LLVMBuildSelect(L->b, F->mask, splat(L, const_i32(L, next)), pc, ""), F->pc);
     LLVMBuildBr(L->b, F->save);
@@ -304,14 +356,86 @@ static void resume_jump(fn *F)
     }
 }
 
-/* Fills the save and restore blocks; returns the frame size. */
+/* The lowest warp of `set` (nonzero) goes next. */
+static void next_warp(fn *F, LLVMValueRef set)
+{
+    lw *L = F->L;
+    LLVMTypeRef i32t = L->i32;
+    LLVMValueRef w = call_intrinsic(L, "llvm.cttz", &i32t, 1, (LLVMValueRef[]){set, LLVMConstInt(L->i1, 1, false)}, 2);
+    LLVMBuildStore(L->b, w, F->loop_warp);
+    LLVMBuildBr(L->b, F->warp_top);
+}
+
+/* After a warp stopped: account for it in the sweep, then the CTA loop's
+ * next warp, the next sweep when all live warps wait at one plain barrier
+ * (which thereby completes), or back to the runtime. */
+static void emit_warp_next(fn *F)
+{
+    lw *L = F->L;
+    LLVMBuilderRef b = L->b;
+    LLVMPositionBuilderAtEnd(b, F->warp_next);
+    LLVMValueRef code = LLVMBuildLoad2(b, L->i32, F->wait_code, "");
+    LLVMValueRef gone = LLVMBuildICmp(b, LLVMIntEQ, code, const_i32(L, (uint32_t)WAIT_EXITED), "");
+    LLVMValueRef bit = LLVMBuildShl(b, const_i32(L, 1), F->warp, "");
+    LLVMValueRef exited = LLVMBuildOr(b, LLVMBuildLoad2(b, L->i32, F->exited, ""),
+                                      LLVMBuildSelect(b, gone, bit, const_i32(L, 0), ""), "");
+    LLVMBuildStore(b, exited, F->exited);
+    LLVMValueRef seen = LLVMBuildLoad2(b, L->i32, F->sweep_bar, "");
+    LLVMValueRef first = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntEQ, seen, const_i32(L, (uint32_t)SWEEP_NONE), ""),
+                                      LLVMBuildNot(b, gone, ""), "");
+    seen = LLVMBuildSelect(b, first, code, seen, "");
+    LLVMBuildStore(b, seen, F->sweep_bar);
+    LLVMValueRef plain = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSGE, code, const_i32(L, 0), ""),
+                                      LLVMBuildICmp(b, LLVMIntEQ, code, seen, ""), "");
+    LLVMValueRef ok = LLVMBuildAnd(b, LLVMBuildLoad2(b, L->i1, F->sweep_ok, ""), LLVMBuildOr(b, gone, plain, ""), "");
+    LLVMBuildStore(b, ok, F->sweep_ok);
+    LLVMValueRef live = LLVMBuildOr(b, LLVMBuildLoad2(b, L->i1, F->sweep_live, ""), LLVMBuildNot(b, gone, ""), "");
+    LLVMBuildStore(b, live, F->sweep_live);
+    LLVMBasicBlockRef ret = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "cta.return");
+    LLVMBasicBlockRef more = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "cta.more");
+    LLVMBuildCondBr(b, F->cta_loop, more, ret);
+    LLVMPositionBuilderAtEnd(b, ret);
+    LLVMBuildRetVoid(b);
+
+    /* the warps after this one that have not exited */
+    LLVMPositionBuilderAtEnd(b, more);
+    LLVMValueRef nwarps = F->ntid[0] ? const_i32(L, (F->ntid[0] * F->ntid[1] * F->ntid[2] + W - 1) / W)
+                                     : load_field(F, F->cta, PTXJIT_CTA_NWARPS, L->i32);
+    LLVMValueRef all64 = LLVMBuildSub(b, LLVMBuildShl(b, const_i64(L, 1), LLVMBuildZExt(b, nwarps, L->i64, ""), ""),
+                                      const_i64(L, 1), "");
+    LLVMValueRef waiting = LLVMBuildAnd(b, LLVMBuildTrunc(b, all64, L->i32, ""), LLVMBuildNot(b, exited, ""), "");
+    LLVMValueRef above = LLVMBuildNot(b, LLVMBuildSub(b, LLVMBuildShl(b, bit, const_i32(L, 1), ""), const_i32(L, 1), ""), "");
+    LLVMValueRef later = LLVMBuildAnd(b, waiting, above, "");
+    LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "cta.next.warp");
+    LLVMBasicBlockRef end = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "cta.sweep.end");
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntNE, later, const_i32(L, 0), ""), go, end);
+    LLVMPositionBuilderAtEnd(b, go);
+    next_warp(F, later);
+
+    /* every live warp waits at one plain barrier: it completes, all go on */
+    LLVMPositionBuilderAtEnd(b, end);
+    LLVMValueRef again = LLVMBuildAnd(b, live, ok, "");
+    if (F->bar_arrives) /* arrivals the runtime counted */
+        again = LLVMConstInt(L->i1, 0, false);
+    LLVMBasicBlockRef sweep = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "cta.sweep");
+    LLVMBuildCondBr(b, again, sweep, ret);
+    LLVMPositionBuilderAtEnd(b, sweep);
+    LLVMBuildStore(b, const_i32(L, (uint32_t)SWEEP_NONE), F->sweep_bar);
+    LLVMBuildStore(b, LLVMConstInt(L->i1, 1, false), F->sweep_ok);
+    LLVMBuildStore(b, LLVMConstInt(L->i1, 0, false), F->sweep_live);
+    next_warp(F, waiting);
+}
+
+/* Fills the save and restore blocks and the CTA loop's step; returns the
+ * frame size. */
 uint32_t resume_finish(fn *F)
 {
     lw *L = F->L;
     LLVMPositionBuilderAtEnd(L->b, F->save);
     move_state(F, true);
     uint32_t size = move_registers(F, true);
-    LLVMBuildRetVoid(L->b);
+    LLVMBuildBr(L->b, F->warp_next);
+    emit_warp_next(F);
     LLVMPositionBuilderAtEnd(L->b, F->restore);
     move_state(F, false);
     move_registers(F, false);

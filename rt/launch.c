@@ -512,6 +512,22 @@ static ptxjit_warp_frame *warp_frame(const cta_slot *s, uint32_t frame_size, uin
     return (ptxjit_warp_frame *)(s->frames + (size_t)warp * frame_size);
 }
 
+/* A warp stopped in the code's CTA loop: waiting at a barrier (it
+ * arrives) or exited. */
+static void warp_stopped(cta_slot *s, uint32_t i, const ptxjit_warp_frame *f)
+{
+    if (!f->resume) {
+        s->state[i] = WARP_DONE;
+        warp_exited(s);
+        return;
+    }
+    if (f->op == PTXJIT_BAR_RED_SPLIT)
+        ptxjit_rt_bar(&s->cta, i, f->id, 0, f->op, 0); /* raises the fault */
+    uint32_t slot = f->id % NBARRIERS;
+    s->state[i] = (uint8_t)(WARP_BLOCKED + slot); /* completion makes it runnable */
+    barrier_arrive(s, slot, f->threads, f->op, f->value);
+}
+
 static void run_resumable(worker *w, cta_slot *s)
 {
     const rt_kernel *k = w->lc->k;
@@ -519,9 +535,24 @@ static void run_resumable(worker *w, cta_slot *s)
     for (uint32_t i = 0; i < n; i++) {
         s->state[i] = WARP_RUNNABLE;
         s->red_out[i] = 0;
-        warp_frame(s, k->frame_size, i)->resume = 0;
+        ptxjit_warp_frame *f = warp_frame(s, k->frame_size, i);
+        f->resume = 0;
+        f->red = 0;
     }
     w->stack_top = __builtin_frame_address(0);
+    /* The code runs the CTA while its barriers are plain ones; the loop
+     * below takes over from where that stopped. */
+    s->cur_warp = 0;
+    k->fn(&s->cta, PTXJIT_WARP_CTA_LOOP);
+    bool all_exited = true;
+    for (uint32_t i = 0; i < n && all_exited; i++)
+        all_exited = !warp_frame(s, k->frame_size, i)->resume;
+    if (all_exited) {
+        s->live_warps = 0;
+        return;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        warp_stopped(s, i, warp_frame(s, k->frame_size, i));
     while (s->live_warps) {
         bool ran = false;
         for (uint32_t i = 0; i < n; i++) {
@@ -532,16 +563,7 @@ static void run_resumable(worker *w, cta_slot *s)
             f->red = s->red_out[i];
             s->cur_warp = i;
             k->fn(&s->cta, i);
-            if (!f->resume) {
-                s->state[i] = WARP_DONE;
-                warp_exited(s);
-                continue;
-            }
-            if (f->op == PTXJIT_BAR_RED_SPLIT)
-                ptxjit_rt_bar(&s->cta, i, f->id, 0, f->op, 0); /* raises the fault */
-            uint32_t slot = f->id % NBARRIERS;
-            s->state[i] = (uint8_t)(WARP_BLOCKED + slot); /* completion makes it runnable */
-            barrier_arrive(s, slot, f->threads, f->op, f->value);
+            warp_stopped(s, i, f);
         }
         if (!ran)
             release_all(s);

@@ -81,6 +81,15 @@ typedef struct ptxjit_warp_frame {
 /* The compiled form of a .entry: runs warp `warp` of the CTA. */
 typedef void (*ptxjit_warp_fn)(ptxjit_cta *cta, uint32_t warp);
 
+/* The `warp` that runs a resumable kernel's whole CTA from its start: each
+ * live warp in turn until it waits or exits (a sweep), sweep after sweep
+ * while every live warp of a sweep waits at the same plain barrier (a
+ * constant id, no thread count, no bar.red, no bar.arrive in the kernel),
+ * which then completes without the runtime.  It returns when every warp
+ * exited or after a sweep that ended otherwise; the frames then hold each
+ * warp's state (resume 0: exited) for the runtime to go on from. */
+#define PTXJIT_WARP_CTA_LOOP 0x80000000u
+
 /* CTA barrier operations (the `op` of ptxjit_rt_bar).  A warp arrives as
  * a whole (the ISA counts barrier threads by warps); `value` is the warp's
  * bar.red contribution: its count of true lanes (popc) or 0/1 (and, or). */

@@ -1,7 +1,7 @@
 /* test_code_shapes.c - the code shapes of the fast paths, against C
  * references: barriers that return to the runtime (resumable warps) in a
  * CTA-uniform loop, behind thread-dependent branches, with bar.red and with
- * many warps, the fiber fallback for a barrier next to .local memory, and
+ * many warps, handed from the code's CTA loop to the runtime's, the fiber fallback for a barrier next to .local memory, and
  * addresses whose lane pattern is known at compile time (a 16x16 block's
  * rows: a broadcast per row, one run of 16 read twice, runs stored at two
  * offsets) under full and partial masks, in 1D/2D/3D blocks whose sizes are
@@ -72,6 +72,28 @@ static const char loop_src[] = HEADER
     "  mov.u32 %r5, %ntid.x; add.s32 %r6, %r1, 1; rem.u32 %r6, %r6, %r5; shl.b32 %r6, %r6, 2;\n"
     "  add.s32 %r6, %r2, %r6; ld.shared.u32 %r7, [%r6]; ld.local.u32 %r6, [%rd2]; add.s32 %r7, %r7, %r6;\n"
     "  mul.wide.u32 %rd3, %r1, 4; add.s64 %rd4, %rd1, %rd3; st.global.u32 [%rd4], %r7;\n"
+    "  ret;\n}\n"
+    /* The code's CTA loop and the runtime's, handing over: plain barriers
+     * (the code completes them), threads >= keep exit, a counted barrier
+     * (the runtime takes over), plain barriers again.  With v = (t + 1) % n
+     * and w(t) = v((t + 1) % keep) + 1: out[t] = 2 w((t + 2) % keep) for
+     * t < keep, untouched for the others. */
+    ".visible .entry handover(.param .u64 out, .param .u32 keep)\n{\n"
+    "  .reg .pred %p<4>; .reg .b32 %r<20>; .reg .b64 %rd<8>;\n"
+    "  .shared .align 4 .b8 s[4096];\n"
+    "  ld.param.u64 %rd1, [out]; ld.param.u32 %r1, [keep];\n"
+    "  mov.u32 %r2, %tid.x; mov.u32 %r3, %ntid.x; mov.u32 %r4, s; shl.b32 %r5, %r2, 2; add.s32 %r6, %r4, %r5;\n"
+    "  st.shared.u32 [%r6], %r2; bar.sync 0;\n"
+    "  add.s32 %r7, %r2, 1; rem.u32 %r7, %r7, %r3; shl.b32 %r7, %r7, 2; add.s32 %r7, %r4, %r7;\n"
+    "  ld.shared.u32 %r8, [%r7]; bar.sync 0;\n"
+    "  setp.ge.u32 %p1, %r2, %r1; @%p1 exit;\n"
+    "  add.s32 %r9, %r8, 1; st.shared.u32 [%r6], %r9; bar.sync 1, 64;\n"
+    "  add.s32 %r10, %r2, 1; rem.u32 %r10, %r10, %r1; shl.b32 %r10, %r10, 2; add.s32 %r10, %r4, %r10;\n"
+    "  ld.shared.u32 %r11, [%r10]; bar.sync 0;\n"
+    "  shl.b32 %r12, %r11, 1; st.shared.u32 [%r6], %r12; barrier.sync 0;\n"
+    "  add.s32 %r13, %r2, 2; rem.u32 %r13, %r13, %r1; shl.b32 %r13, %r13, 2; add.s32 %r13, %r4, %r13;\n"
+    "  ld.shared.u32 %r14, [%r13];\n"
+    "  mul.wide.u32 %rd2, %r2, 4; add.s64 %rd3, %rd1, %rd2; st.global.u32 [%rd3], %r14;\n"
     "  ret;\n}\n";
 
 /* C[ty][tx] = sum over k < 16 of A[ty][k] * B[k][tx] for one 16x16 tile,
@@ -233,6 +255,27 @@ static void test_bar_red_after_exit(void **state)
                 want += in[c * NT + t] > 0;
             if (counts[c] != want)
                 fail_msg("keep %u: counts[%u] = %u, want %u", keep, c, counts[c], want);
+        }
+    }
+    ptxjit_module_unload(m);
+}
+
+static void test_cta_loop_hands_over(void **state)
+{
+    (void)state;
+    ptxjit_module *m;
+    const ptxjit_kernel *k = kernel(loop_src, "handover", &m);
+    assert_true(ptxjit_kernel_info_of(k)->frame_size > 0);
+    static const uint32_t blocks[] = {64, 150, 256};
+    for (size_t b = 0; b < sizeof blocks / sizeof *blocks; b++) {
+        uint32_t nt = blocks[b], keep = 64, out[256];
+        memset(out, 0xff, sizeof out);
+        struct { uint32_t *out; uint32_t keep; } p = {out, keep};
+        run(k, 4, nt, 1, 1, &p);
+        for (uint32_t t = 0; t < nt; t++) {
+            uint32_t u = (t + 2) % keep, want = t < keep ? 2 * ((((u + 1) % keep) + 1) % nt + 1) : 0xffffffffu;
+            if (out[t] != want)
+                fail_msg("block %u: out[%u] = %u, want %u", nt, t, out[t], want);
         }
     }
     ptxjit_module_unload(m);
@@ -446,6 +489,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_barrier_in_uniform_loop),
         cmocka_unit_test(test_bar_red_after_exit),
+        cmocka_unit_test(test_cta_loop_hands_over),
         cmocka_unit_test(test_local_memory_falls_back_to_fibers),
         cmocka_unit_test(test_tile_rows),
         cmocka_unit_test(test_tid_in_block_shapes),
