@@ -64,14 +64,43 @@ static bool plain_block(fn *F, uint32_t b, uint32_t first)
     return true;
 }
 
-/* conv[b] for a block that reads the pc: write it, enter as before. */
-static void converged_to_pc(fn *F, uint32_t b)
+/* A converged entry (at `at`) of a block that reads the pc: write it,
+ * enter as before. */
+static void converged_entry_to_pc(fn *F, LLVMBasicBlockRef at, uint32_t b)
 {
     lw *L = F->L;
-    LLVMPositionBuilderAtEnd(L->b, F->conv[b]);
+    LLVMPositionBuilderAtEnd(L->b, at);
     LLVMValueRef lanes = LLVMBuildLoad2(L->b, vec_of(L->i1), F->mask_slot, "");
     set_pc(F, lanes, b);
     LLVMBuildBr(L->b, F->blocks[b]);
+}
+
+static void converged_to_pc(fn *F, uint32_t b) { converged_entry_to_pc(F, F->conv[b], b); }
+
+/* Block b (first statement: first) holds nothing but a barrier a warp
+ * waits at with a constant id and no thread count: its instruction. */
+static const ptx_instr *plain_barrier_block(fn *F, uint32_t b, uint32_t first)
+{
+    const ptx_instr *bar = NULL;
+    for (uint32_t i = first; i < F->f->nbody && F->block_of_stmt[i] == b; i++) {
+        const ptx_stmt *s = &F->f->body[i];
+        if (s->kind != PTX_STMT_INSTR)
+            continue;
+        if (bar)
+            return NULL;
+        bar = s->instr;
+    }
+    if (!bar || bar->has_guard || bar->nopds > 1 || (bar->nopds == 1 && bar->opds[0].kind != PTX_OPD_IMM))
+        return NULL;
+    switch (bar->op) {
+    case PTX_OP_BAR_SYNC:
+    case PTX_OP_BAR_CTA_SYNC:
+    case PTX_OP_BARRIER_SYNC:
+    case PTX_OP_BARRIER_CTA_SYNC:
+        return bar;
+    default:
+        return NULL;
+    }
 }
 
 void enter_converged(fn *F, LLVMValueRef lanes, uint32_t b)
@@ -91,10 +120,16 @@ void begin_block(fn *F, uint32_t b, uint32_t first)
     LLVMBuildStore(L->b, LLVMBuildICmp(L->b, LLVMIntEQ, pc, splat(L, const_i32(L, b)), "mask"), F->mask_slot);
     LLVMBuildStore(L->b, LLVMConstInt(L->i1, 0, false), F->conv_slot);
     LLVMBuildBr(L->b, body);
+    const ptx_instr *bar = F->resumable ? plain_barrier_block(F, b, first) : NULL;
     if (plain_block(F, b, first)) {
         LLVMPositionBuilderAtEnd(L->b, F->conv[b]);
         LLVMBuildStore(L->b, LLVMConstInt(L->i1, 1, false), F->conv_slot);
         LLVMBuildBr(L->b, body);
+    } else if (bar) {
+        LLVMPositionBuilderAtEnd(L->b, F->conv[b]);
+        LLVMBasicBlockRef generic = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "conv.generic");
+        resume_converged_wait(F, bar, generic);
+        converged_entry_to_pc(F, generic, b);
     } else {
         converged_to_pc(F, b);
     }

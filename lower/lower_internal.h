@@ -407,6 +407,7 @@ void resume_exit(fn *F);
 void resume_wait(fn *F, const ptx_instr *in, LLVMValueRef mask, LLVMValueRef id, LLVMValueRef threads,
                  LLVMValueRef op, LLVMValueRef value);
 uint32_t resume_finish(fn *F);
+void resume_converged_wait(fn *F, const ptx_instr *bar, LLVMBasicBlockRef generic);
 
 /* lower_control.c */
 void lower_terminator(fn *F, const ptx_instr *in, uint32_t block, LLVMValueRef mask);

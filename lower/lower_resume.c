@@ -210,6 +210,32 @@ void resume_wait(fn *F, const ptx_instr *in, LLVMValueRef mask, LLVMValueRef id,
     LLVMBuildBr(L->b, F->save);
 }
 
+/* The converged entry of a block that holds only `bar` (a plain barrier,
+ * constant id): every pending lane of the warp is here, so none parks and
+ * none waits elsewhere; what arrive_sync_point and barrier_arrivals would
+ * compute follows from the lanes alone.  Lanes a sibling group already
+ * arrived for take `generic`.  Ends the current LLVM block. */
+void resume_converged_wait(fn *F, const ptx_instr *bar, LLVMBasicBlockRef generic)
+{
+    lw *L = F->L;
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef lanes = LLVMBuildLoad2(b, vec_of(L->i1), F->mask_slot, "lanes");
+    LLVMValueRef present = mask_bits(F, lanes), gone = LLVMBuildNot(b, present, "");
+    LLVMValueRef done = LLVMBuildLoad2(b, L->i32, F->bar_done, "bar.done");
+    LLVMBasicBlockRef wait = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "conv.wait");
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, present, done, ""), const_i32(L, 0), ""),
+                    wait, generic);
+    LLVMPositionBuilderAtEnd(b, wait);
+    LLVMBuildStore(b, LLVMBuildAnd(b, done, gone, ""), F->bar_done);
+    LLVMBuildStore(b, LLVMBuildAnd(b, LLVMBuildLoad2(b, L->i32, F->parked, ""), gone, ""), F->parked);
+    LLVMBuildStore(b, LLVMBuildAnd(b, LLVMBuildLoad2(b, L->i32, F->forced, ""), gone, ""), F->forced);
+    /* the other lanes are not pending: exited */
+    LLVMBuildStore(b, splat(L, const_i32(L, PC_EXIT)), F->pc);
+    LLVMValueRef id = const_i32(L, bar->nopds ? (uint32_t)bar->opds[0].imm : 0);
+    F->mask = lanes;
+    resume_wait(F, bar, lanes, id, const_i32(L, 0), const_i32(L, PTXJIT_BAR_SYNC), const_i32(L, 0));
+}
+
 /* Bytes of a saved value of type t (predicates as bytes). */
 static uint32_t saved_size(LLVMTypeRef t)
 {
