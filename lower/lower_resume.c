@@ -38,7 +38,8 @@ enum {
     FRAME_PARKED = FRAME_SCHED + 4,
     FRAME_FORCED = FRAME_PARKED + 4,
     FRAME_BAR_DONE = FRAME_FORCED + 4,
-    FRAME_CARRY = FRAME_BAR_DONE + 4,
+    FRAME_CONV = FRAME_BAR_DONE + 4, /* converged wait: the lanes stand for the pc vector */
+    FRAME_CARRY = FRAME_CONV + 4,
     FRAME_REGS = FRAME_CARRY + W + 32,
 };
 
@@ -118,6 +119,7 @@ void resume_loop_begin(fn *F)
     F->loop_warp = entry_alloca(F, L->i32, "loop.warp");
     LLVMBuildStore(L->b, LLVMBuildSelect(L->b, F->cta_loop, const_i32(L, 0), arg, ""), F->loop_warp);
     F->wait_code = entry_alloca(F, L->i32, "wait.code");
+    F->wait_conv = entry_alloca(F, L->i1, "wait.conv");
     F->sweep_bar = entry_alloca(F, L->i32, "sweep.bar");
     F->sweep_ok = entry_alloca(F, L->i1, "sweep.ok");
     F->sweep_live = entry_alloca(F, L->i1, "sweep.live");
@@ -183,10 +185,12 @@ static int32_t wait_code(LLVMValueRef id, LLVMValueRef threads, LLVMValueRef op)
     return (int32_t)LLVMConstIntGetZExtValue(id);
 }
 
-/* A barrier the warp waits at: record it, move the block's lanes past it,
- * save and return.  Ends the current LLVM block. */
-void resume_wait(fn *F, const ptx_instr *in, LLVMValueRef mask, LLVMValueRef id, LLVMValueRef threads,
-                 LLVMValueRef op, LLVMValueRef value)
+/* A barrier the warp waits at: record it, move the block's lanes past it
+ * (converged: all pending lanes are in mask, the others exited, so the
+ * lanes stand for the pc vector), save and return.  Ends the current LLVM
+ * block. */
+static void wait_at(fn *F, const ptx_instr *in, LLVMValueRef mask, LLVMValueRef id, LLVMValueRef threads,
+                    LLVMValueRef op, LLVMValueRef value, bool converged)
 {
     lw *L = F->L;
     uint32_t next = F->next_block[F->cur_block];
@@ -205,9 +209,18 @@ void resume_wait(fn *F, const ptx_instr *in, LLVMValueRef mask, LLVMValueRef id,
     frame_store(F, PTXJIT_FRAME_VALUE, value);
     frame_store(F, PTXJIT_FRAME_LANES, mask_bits(F, mask));
     LLVMBuildStore(L->b, const_i32(L, (uint32_t)wait_code(id, threads, op)), F->wait_code);
-    LLVMValueRef pc = LLVMBuildLoad2(L->b, vec_of(L->i32), F->pc, "pc");
-    LLVMBuildStore(L->b, LLVMBuildSelect(L->b, F->mask, splat(L, const_i32(L, next)), pc, ""), F->pc);
+    LLVMBuildStore(L->b, LLVMConstInt(L->i1, converged, false), F->wait_conv);
+    if (!converged) {
+        LLVMValueRef pc = LLVMBuildLoad2(L->b, vec_of(L->i32), F->pc, "pc");
+        LLVMBuildStore(L->b, LLVMBuildSelect(L->b, F->mask, splat(L, const_i32(L, next)), pc, ""), F->pc);
+    }
     LLVMBuildBr(L->b, F->save);
+}
+
+void resume_wait(fn *F, const ptx_instr *in, LLVMValueRef mask, LLVMValueRef id, LLVMValueRef threads,
+                 LLVMValueRef op, LLVMValueRef value)
+{
+    wait_at(F, in, mask, id, threads, op, value, false);
 }
 
 /* The converged entry of a block that holds only `bar` (a plain barrier,
@@ -229,11 +242,9 @@ void resume_converged_wait(fn *F, const ptx_instr *bar, LLVMBasicBlockRef generi
     LLVMBuildStore(b, LLVMBuildAnd(b, done, gone, ""), F->bar_done);
     LLVMBuildStore(b, LLVMBuildAnd(b, LLVMBuildLoad2(b, L->i32, F->parked, ""), gone, ""), F->parked);
     LLVMBuildStore(b, LLVMBuildAnd(b, LLVMBuildLoad2(b, L->i32, F->forced, ""), gone, ""), F->forced);
-    /* the other lanes are not pending: exited */
-    LLVMBuildStore(b, splat(L, const_i32(L, PC_EXIT)), F->pc);
     LLVMValueRef id = const_i32(L, bar->nopds ? (uint32_t)bar->opds[0].imm : 0);
     F->mask = lanes;
-    resume_wait(F, bar, lanes, id, const_i32(L, 0), const_i32(L, PTXJIT_BAR_SYNC), const_i32(L, 0));
+    wait_at(F, bar, lanes, id, const_i32(L, 0), const_i32(L, PTXJIT_BAR_SYNC), const_i32(L, 0), true);
 }
 
 /* Bytes of a saved value of type t (predicates as bytes). */
@@ -302,10 +313,10 @@ static uint32_t move_registers(fn *F, bool save)
     return (off + 63) / 64 * 64;
 }
 
+/* The dispatcher's state but the pc vector. */
 static void move_state(fn *F, bool save)
 {
     lw *L = F->L;
-    move_value(F, F->pc, vec_of(L->i32), FRAME_PC, save);
     move_value(F, F->sched, L->i32, FRAME_SCHED, save);
     move_value(F, F->parked, L->i32, FRAME_PARKED, save);
     move_value(F, F->forced, L->i32, FRAME_FORCED, save);
@@ -358,12 +369,41 @@ static void write_reductions(fn *F)
     }
 }
 
-/* After a restore: when every pending lane is at the block after the
- * barrier (the warp was converged), straight there; else the dispatcher. */
+/* After a converged wait: the pc vector from the lanes, and on into the
+ * block after the barrier; other waits take `other`. */
+static void resume_converged(fn *F, LLVMValueRef r, LLVMBasicBlockRef other)
+{
+    lw *L = F->L;
+    LLVMValueRef lanes = lanes_of(F, frame_load(F, PTXJIT_FRAME_LANES, L->i32));
+    LLVMValueRef sw = LLVMBuildSwitch(L->b, r, other, F->nwaits);
+    for (uint32_t k = 0; k < F->nwaits; k++) {
+        uint32_t next = F->wait_next[k];
+        if (next >= F->nblocks)
+            continue;
+        LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "resume.conv");
+        LLVMAddCase(sw, const_i32(L, k + 1), bb);
+        LLVMPositionBuilderAtEnd(L->b, bb);
+        LLVMValueRef pc = LLVMBuildSelect(L->b, lanes, splat(L, const_i32(L, next)), splat(L, const_i32(L, PC_EXIT)), "");
+        LLVMBuildStore(L->b, pc, F->pc);
+        enter_converged(F, lanes, next);
+    }
+}
+
+/* After a restore: a converged wait goes on from its lanes; when every
+ * pending lane is at the block after the barrier (the warp was converged),
+ * straight there; else the dispatcher. */
 static void resume_jump(fn *F)
 {
     lw *L = F->L;
     LLVMValueRef r = frame_load(F, PTXJIT_FRAME_RESUME, L->i32);
+    LLVMBasicBlockRef conv = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "restore.conv");
+    LLVMBasicBlockRef vec = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "restore.pc");
+    LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntNE, frame_load(F, FRAME_CONV, L->i32), const_i32(L, 0), ""),
+                    conv, vec);
+    LLVMPositionBuilderAtEnd(L->b, conv);
+    resume_converged(F, r, vec);
+    LLVMPositionBuilderAtEnd(L->b, vec);
+    move_value(F, F->pc, vec_of(L->i32), FRAME_PC, false);
     LLVMValueRef pc = LLVMBuildLoad2(L->b, vec_of(L->i32), F->pc, "pc");
     LLVMValueRef pending = pending_bits(F);
     LLVMValueRef sw = LLVMBuildSwitch(L->b, r, F->dispatch, F->nwaits);
@@ -458,6 +498,15 @@ uint32_t resume_finish(fn *F)
 {
     lw *L = F->L;
     LLVMPositionBuilderAtEnd(L->b, F->save);
+    LLVMValueRef conv = LLVMBuildLoad2(L->b, L->i1, F->wait_conv, "");
+    frame_store(F, FRAME_CONV, LLVMBuildZExt(L->b, conv, L->i32, ""));
+    LLVMBasicBlockRef save_pc = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "save.pc");
+    LLVMBasicBlockRef save_rest = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "save.rest");
+    LLVMBuildCondBr(L->b, conv, save_rest, save_pc);
+    LLVMPositionBuilderAtEnd(L->b, save_pc);
+    move_value(F, F->pc, vec_of(L->i32), FRAME_PC, true);
+    LLVMBuildBr(L->b, save_rest);
+    LLVMPositionBuilderAtEnd(L->b, save_rest);
     move_state(F, true);
     uint32_t size = move_registers(F, true);
     LLVMBuildBr(L->b, F->warp_next);
