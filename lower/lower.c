@@ -406,15 +406,25 @@ static bool waits_for_warps(const ptx_instr *in)
            op == PTX_OP_MBARRIER_TRY_WAIT || op == PTX_OP_NANOSLEEP || is_polling_access(in);
 }
 
-static bool module_waits_for_warps(const ptx_module *m)
+static bool body_waits_for_warps(const ptx_func *f)
 {
+    for (uint32_t k = 0; k < f->nbody; k++)
+        if (f->body[k].kind == PTX_STMT_INSTR && waits_for_warps(f->body[k].instr))
+            return true;
+    return false;
+}
+
+/* Kernel k's warps may wait for each other: in its body or in any .func
+ * of the module (it may call them, also through pointers); the other
+ * kernels' barriers are theirs alone. */
+static bool kernel_waits_for_warps(const ptx_module *m, const ptx_func *k)
+{
+    if (body_waits_for_warps(k))
+        return true;
     for (uint32_t i = 0; i < m->nitems; i++) {
         const ptx_func *f = m->items[i].func;
-        if (m->items[i].kind != PTX_ITEM_FUNC)
-            continue;
-        for (uint32_t k = 0; k < f->nbody; k++)
-            if (f->body[k].kind == PTX_STMT_INSTR && waits_for_warps(f->body[k].instr))
-                return true;
+        if (m->items[i].kind == PTX_ITEM_FUNC && !f->is_entry && body_waits_for_warps(f))
+            return true;
     }
     return false;
 }
@@ -857,7 +867,6 @@ uint32_t lower_module(const ptx_module *m, LLVMContextRef ctx, LLVMTargetMachine
     L.b = LLVMCreateBuilderInContext(ctx);
     L.dyn_smem_align = 16;
     lower_math_init(&L, tm);
-    bool barriers = module_waits_for_warps(m);
     ptrmap need = {0};
     find_needed(&L, &need);
     L.need = &need;
@@ -897,7 +906,7 @@ uint32_t lower_module(const ptx_module *m, LLVMContextRef ctx, LLVMTargetMachine
     for (uint32_t i = 0; i < out->nkernels; i++) {
         out->kernels[i].static_smem = shared_bytes(m, out->kernels[i].func);
         out->kernels[i].dyn_smem_align = L.dyn_smem_align;
-        out->kernels[i].uses_barriers = barriers && !out->kernels[i].frame_size;
+        out->kernels[i].uses_barriers = !out->kernels[i].frame_size && kernel_waits_for_warps(m, out->kernels[i].func);
     }
     char *msg = NULL;
     if (!L.errors && !L.opts.skip_verify &&

@@ -94,6 +94,26 @@ static const char loop_src[] = HEADER
     "  add.s32 %r13, %r2, 2; rem.u32 %r13, %r13, %r1; shl.b32 %r13, %r13, 2; add.s32 %r13, %r4, %r13;\n"
     "  ld.shared.u32 %r14, [%r13];\n"
     "  mul.wide.u32 %rd2, %r2, 4; add.s64 %rd3, %rd1, %rd2; st.global.u32 [%rd3], %r14;\n"
+    "  ret;\n}\n"
+    /* out[tid] = 3 tid: no barrier of its own, next to kernels with them */
+    ".visible .entry no_barrier(.param .u64 out)\n{\n"
+    "  .reg .b32 %r<4>; .reg .b64 %rd<4>;\n"
+    "  ld.param.u64 %rd1, [out]; mov.u32 %r1, %tid.x; mul.lo.u32 %r2, %r1, 3;\n"
+    "  mul.wide.u32 %rd2, %r1, 4; add.s64 %rd3, %rd1, %rd2; st.global.u32 [%rd3], %r2;\n"
+    "  ret;\n}\n";
+
+/* out[tid] = tid + 1 through a .func holding a barrier: fibers (and every
+ * kernel of the module may call it) */
+static const char func_bar_src[] = HEADER
+    ".func (.param .u32 r) bar_in_func(.param .u32 a)\n{\n"
+    "  .reg .b32 %r<2>; ld.param.u32 %r1, [a]; bar.sync 0; add.s32 %r1, %r1, 1; st.param.u32 [r], %r1;\n"
+    "  ret;\n}\n"
+    ".visible .entry calls_bar(.param .u64 out)\n{\n"
+    "  .reg .b32 %r<4>; .reg .b64 %rd<4>;\n"
+    "  ld.param.u64 %rd1, [out]; mov.u32 %r1, %tid.x;\n"
+    "  { .param .u32 a; .param .u32 r; st.param.u32 [a], %r1;\n"
+    "    call.uni (r), bar_in_func, (a); ld.param.u32 %r2, [r]; }\n"
+    "  mul.wide.u32 %rd2, %r1, 4; add.s64 %rd3, %rd1, %rd2; st.global.u32 [%rd3], %r2;\n"
     "  ret;\n}\n";
 
 /* C[ty][tx] = sum over k < 16 of A[ty][k] * B[k][tx] for one 16x16 tile,
@@ -278,6 +298,29 @@ static void test_cta_loop_hands_over(void **state)
                 fail_msg("block %u: out[%u] = %u, want %u", nt, t, out[t], want);
         }
     }
+    ptxjit_module_unload(m);
+}
+
+/* Another kernel's barriers do not make a kernel's warps fibers; a .func's
+ * do (any kernel may call it). */
+static void test_fibers_only_where_warps_wait(void **state)
+{
+    (void)state;
+    ptxjit_module *m;
+    const ptxjit_kernel *plain = kernel(loop_src, "no_barrier", &m);
+    assert_false(ptxjit_kernel_info_of(plain)->uses_barriers);
+    assert_int_equal(ptxjit_kernel_info_of(plain)->frame_size, 0);
+    uint32_t out[100];
+    struct { uint32_t *out; } p = {out};
+    run(plain, 1, 100, 1, 1, &p);
+    for (uint32_t t = 0; t < 100; t++)
+        assert_int_equal(out[t], 3 * t);
+    ptxjit_module_unload(m);
+    const ptxjit_kernel *calls = kernel(func_bar_src, "calls_bar", &m);
+    assert_true(ptxjit_kernel_info_of(calls)->uses_barriers);
+    run(calls, 1, 100, 1, 1, &p);
+    for (uint32_t t = 0; t < 100; t++)
+        assert_int_equal(out[t], t + 1);
     ptxjit_module_unload(m);
 }
 
@@ -490,6 +533,7 @@ int main(void)
         cmocka_unit_test(test_barrier_in_uniform_loop),
         cmocka_unit_test(test_bar_red_after_exit),
         cmocka_unit_test(test_cta_loop_hands_over),
+        cmocka_unit_test(test_fibers_only_where_warps_wait),
         cmocka_unit_test(test_local_memory_falls_back_to_fibers),
         cmocka_unit_test(test_tile_rows),
         cmocka_unit_test(test_tid_in_block_shapes),
