@@ -85,6 +85,12 @@ static void check_mma(checker *c, const ptx_instr *in)
         ERR(c, in->loc, "%s", why);
     if (why)
         return;
+    unsigned need_sm = f.a != PTX_TYPE_F64 ? 0 : f.m == 8 ? 80 : 90; /* ptxas: the f64 tensor cores */
+    if (c->m->sm && c->m->sm < need_sm) {
+        ERR(c, in->loc, "mma.%s with .f64 needs .target sm_%u or higher",
+            ptx_mod_text(PTX_CAT_SHAPE, in->mod[PTX_CAT_SHAPE]), need_sm);
+        return;
+    }
     if (in->nopds != 4) {
         ERR(c, in->loc, "'mma' takes 4 operands (D, A, B, C), %u given", in->nopds);
         return;

@@ -82,6 +82,12 @@ const char *ptx_mma_form_of(const ptx_instr *in, ptx_mma_form *f)
                             : in->mod[PTX_CAT_BOOL] || in->mod[PTX_CAT_RED])
         return f->a == PTX_TYPE_B1 ? ".b1 mma needs .xor.popc or .and.popc" : "only .b1 mma takes .xor/.and.popc";
     f->and_popc = in->mod[PTX_CAT_BOOL] == PTX_BOOL_AND;
+    uint8_t rnd = in->mod[PTX_CAT_ROUND];
+    if (rnd && f->a != PTX_TYPE_F64)
+        return "only .f64 mma takes a rounding mode";
+    if (rnd > PTX_ROUND_RP)
+        return ".f64 mma rounds .rn, .rz, .rm or .rp only";
+    f->rnd = rnd;
     unsigned lanes = f->quad_pairs ? 8 : 32;
     unsigned elems[4] = {f->m * f->k / lanes, f->k * f->n / lanes, f->m * f->n / lanes, f->m * f->n / lanes};
     ptx_type t[4] = {f->a, f->b, f->c, f->d};

@@ -349,6 +349,7 @@ typedef struct ptx_mma_form {
     bool quad_pairs;   /* m8n8k4 .f16: four products, one per quad pair of lanes */
     bool a_col, b_col; /* column-major A, B (only m8n8k4 .f16 differs from .row.col) */
     bool satfinite, and_popc;
+    uint8_t rnd;       /* f64: PTX_ROUND_RN/RZ/RM/RP, 0 when not written (RN) */
     uint8_t nregs[4], regbytes[4];
     uint16_t elems[4];
 } ptx_mma_form;

@@ -233,6 +233,7 @@ typedef struct mma_shape {
     ptx_type a, b, c, d;     /* element types */
     bool satfinite, and_popc;
     mma_sum sum;
+    uint8_t rnd;             /* f64: PTX_ROUND_RZ/RM/RP round each step so; else RN */
 } mma_shape;
 LLVMTypeRef mma_compute_type(lw *L, ptx_type t);
 unsigned mma_elems_per_reg(ptx_type t); /* b1: 1 (the word) */
@@ -275,6 +276,7 @@ typedef struct matmul {
     ptx_type a, b, c, d;  /* element types */
     bool satfinite;       /* integers: clamp to s32 instead of wrapping */
     uint8_t bop;          /* b1: PTX_BOOL_XOR or PTX_BOOL_AND (then popc) */
+    uint8_t rnd;          /* f64: PTX_ROUND_RZ/RM/RP round each step so; else RN */
 } matmul;
 void lower_matmul(fn *F, const matmul *mm, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c, LLVMValueRef d);
 /* lower_video.c: scalar video instructions */
@@ -328,6 +330,8 @@ LLVMValueRef cvt_f64_nan_bits(fn *F, LLVMValueRef d, unsigned width, unsigned ma
 /* lower_round.c: directed rounding (.rz .rm .rp) of f32/f64 arithmetic */
 LLVMValueRef round_directed(fn *F, const ptx_instr *in, ptx_type t, LLVMValueRef *x);
 LLVMValueRef narrow_directed(fn *F, LLVMValueRef d, uint8_t mode);
+/* a * b + c rounded once per mode (.rz/.rm/.rp), on <n x double> of any n */
+LLVMValueRef fma_f64_directed(fn *F, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c, uint8_t mode);
 /* s (rounded to nearest) stepped one ulp per mode; pos/neg: exact > s, exact < s */
 LLVMValueRef round_step(fn *F, LLVMValueRef s, LLVMValueRef pos, LLVMValueRef neg, uint8_t mode);
 LLVMValueRef step_bits(fn *F, LLVMValueRef bits, LLVMValueRef pos, LLVMValueRef neg, uint8_t mode);

@@ -10,7 +10,7 @@
  *     and rounded (RN) on the way out; tf32 uses the top 19 bits of each
  *     f32 (these fit the recording bit for bit for f16 D, within 1e-4
  *     for tf32);
- *   f64: fused multiply-adds in order;
+ *   f64: fused multiply-adds in order, each rounded per .rn/.rz/.rm/.rp;
  *   float NaN results: the GPU's canonical bits (f32, f16);
  *   integers: exact in 64 bits, then wrapped to 32 bits or, with
  *     .satfinite, clamped to the s32 range;
@@ -295,6 +295,8 @@ void lower_matmul(fn *F, const matmul *mm, LLVMValueRef a, LLVMValueRef b, LLVMV
                 nt++;
             } else if (acc_type(L, mm) == L->i64) {
                 acc = LLVMBuildAdd(L->b, acc, LLVMBuildMul(L->b, av, bv, ""), "");
+            } else if (mm->rnd && mm->rnd != PTX_ROUND_RN) { /* f64 */
+                acc = fma_f64_directed(F, av, bv, acc, mm->rnd);
             } else {
                 LLVMTypeRef vt = LLVMTypeOf(acc);
                 acc = call_intrinsic(L, "llvm.fma", &vt, 1, (LLVMValueRef[]){av, bv, acc}, 3);

@@ -128,7 +128,7 @@ static void lower_mma(fn *F, const ptx_instr *in, LLVMValueRef mask)
         return;
     }
     mma_shape s = {f.quad_pairs ? 4 : 1, f.m, f.n, f.a == PTX_TYPE_B1 ? f.k / 32u : f.k, f.a, f.b, f.c, f.d,
-                   f.satfinite, f.and_popc, MMA_SUM_CHAIN};
+                   f.satfinite, f.and_popc, MMA_SUM_CHAIN, f.rnd};
     s.sum = f.quad_pairs ? MMA_SUM_C_LAST : mma_default_sum(&s);
     LLVMValueRef a = operand_matrix(F, &f, &s, OPD_A, &in->opds[1]);
     LLVMValueRef b = operand_matrix(F, &f, &s, OPD_B, &in->opds[2]);

@@ -15,9 +15,10 @@
  * nearest) from zero, then C; the other f16 D forms are the f32 fused
  * multiply-add chain onto C; an f16 D is rounded once, at the end;
  * e4m3/e5m2 products sum exactly (in f64: few significant bits) and round
- * once to D; f64 is a fused multiply-add chain whose NaNs are a product's
- * NaN input first, then the sum's (an invalid operation makes
- * 0xfff8000000000000).  f32 NaN results are 0x7fffffff. */
+ * once to D; f64 is a fused multiply-add chain (each step rounded per
+ * .rn/.rz/.rm/.rp) whose NaNs are a product's NaN input first, then the
+ * sum's (an invalid operation makes 0xfff8000000000000).  f32 NaN results
+ * are 0x7fffffff. */
 #include "lower_internal.h"
 
 #include <math.h>
@@ -193,6 +194,8 @@ static LLVMValueRef f64_nan_step(fn *F, LLVMValueRef a, LLVMValueRef b, LLVMValu
     return LLVMBuildSelect(bld, LLVMBuildFCmp(bld, LLVMRealUNO, a, b, ""), LLVMBuildFMul(bld, a, b, ""), r, "");
 }
 
+static bool directed(uint8_t rnd) { return rnd && rnd != PTX_ROUND_RN; }
+
 static LLVMValueRef chain_sum(fn *F, const mma_shape *s, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c, bool c_last)
 {
     LLVMBuilderRef bld = F->L->b;
@@ -200,7 +203,7 @@ static LLVMValueRef chain_sum(fn *F, const mma_shape *s, LLVMValueRef a, LLVMVal
     for (unsigned k = 0; k < s->k; k++) {
         LLVMValueRef ak, bk;
         mma_rank1(F, s, a, b, k, &ak, &bk);
-        LLVMValueRef next = fma_n(F, ak, bk, acc);
+        LLVMValueRef next = directed(s->rnd) ? fma_f64_directed(F, ak, bk, acc, s->rnd) : fma_n(F, ak, bk, acc);
         if (s->d == PTX_TYPE_F64)
             next = f64_nan_step(F, ak, bk, acc, next);
         acc = next;

@@ -16,6 +16,8 @@
 #include "lower_internal.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 static LLVMValueRef intrin(fn *F, const char *name, LLVMValueRef *args, unsigned n)
 {
@@ -340,6 +342,72 @@ static LLVMValueRef f64_fma_dir(fn *F, LLVMValueRef *x, uint8_t mode)
     neg = LLVMBuildSelect(b, ovf, sgt, neg, "");
     pos = LLVMBuildAnd(b, pos, fin, ""), neg = LLVMBuildAnd(b, neg, fin, "");
     return fma_rm_zero(F, step(F, s, pos, neg, mode), s, pos, neg, x, mode);
+}
+
+/* Lanes [first, first + W) of v (n elements) as a W-lane vector, zeros
+ * past its end. */
+static LLVMValueRef slice_w(fn *F, LLVMValueRef v, unsigned n, unsigned first)
+{
+    LLVMValueRef mask[W];
+    for (unsigned i = 0; i < W; i++)
+        mask[i] = const_i32(F->L, first + i < n ? first + i : n); /* n: the zero vector's first lane */
+    return LLVMBuildShuffleVector(F->L->b, v, LLVMConstNull(LLVMTypeOf(v)), LLVMConstVector(mask, W), "");
+}
+
+/* r (n elements) with lanes [first, first + W) replaced by part's. */
+static LLVMValueRef put_lanes(fn *F, LLVMValueRef r, unsigned n, unsigned first, LLVMValueRef part)
+{
+    lw *L = F->L;
+    LLVMValueRef *mask = malloc(n * sizeof *mask);
+    if (!mask)
+        abort();
+    for (unsigned j = 0; j < n; j++) /* part resized to n lanes, its lane j - first at j */
+        mask[j] = j >= first && j - first < W ? const_i32(L, j - first) : LLVMGetUndef(L->i32);
+    LLVMValueRef wide = LLVMBuildShuffleVector(L->b, part, LLVMGetPoison(LLVMTypeOf(part)), LLVMConstVector(mask, n), "");
+    for (unsigned j = 0; j < n; j++)
+        mask[j] = const_i32(L, j >= first && j - first < W ? n + j : j);
+    r = LLVMBuildShuffleVector(L->b, r, wide, LLVMConstVector(mask, n), "");
+    free(mask);
+    return r;
+}
+
+/* f64_fma_dir over W lanes as a function of the module, one per mode: an
+ * f64 tensor-core product makes K * (elements / W) of these, and as many
+ * inlined copies would take seconds to compile. */
+static LLVMValueRef fma_dir_function(fn *F, uint8_t mode, LLVMTypeRef *ft)
+{
+    lw *L = F->L;
+    LLVMTypeRef vt = vec_of(L->f64), params[3] = {vt, vt, vt};
+    *ft = LLVMFunctionType(vt, params, 3, false);
+    char name[32];
+    snprintf(name, sizeof name, "ptxjit.fma.f64.%s", ptx_mod_text(PTX_CAT_ROUND, mode));
+    LLVMValueRef f = LLVMGetNamedFunction(L->mod, name);
+    if (f)
+        return f;
+    f = LLVMAddFunction(L->mod, name, *ft);
+    LLVMSetLinkage(f, LLVMInternalLinkage);
+    LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
+                            LLVMCreateEnumAttribute(L->ctx, LLVMGetEnumAttributeKindForName("noinline", 8), 0));
+    LLVMBasicBlockRef caller = LLVMGetInsertBlock(L->b);
+    LLVMPositionBuilderAtEnd(L->b, LLVMAppendBasicBlockInContext(L->ctx, f, "entry"));
+    fn body = {.L = L, .fn = f};
+    LLVMValueRef x[3] = {LLVMGetParam(f, 0), LLVMGetParam(f, 1), LLVMGetParam(f, 2)};
+    LLVMBuildRet(L->b, f64_fma_dir(&body, x, mode));
+    LLVMPositionBuilderAtEnd(L->b, caller);
+    return f;
+}
+
+LLVMValueRef fma_f64_directed(fn *F, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c, uint8_t mode)
+{
+    LLVMTypeRef ft;
+    LLVMValueRef f = fma_dir_function(F, mode, &ft);
+    unsigned n = LLVMGetVectorSize(LLVMTypeOf(c));
+    LLVMValueRef r = c;
+    for (unsigned first = 0; first < n; first += W) {
+        LLVMValueRef x[3] = {slice_w(F, a, n, first), slice_w(F, b, n, first), slice_w(F, c, n, first)};
+        r = put_lanes(F, r, n, first, LLVMBuildCall2(F->L->b, ft, f, x, 3, ""));
+    }
+    return r;
 }
 
 /* add/sub/mul/div/sqrt/fma with .rz/.rm/.rp on f32/f64; NULL if this

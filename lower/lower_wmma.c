@@ -389,12 +389,6 @@ static void lower_wmma_mma(fn *F, const ptx_instr *in, LLVMValueRef mask)
     uint8_t shape = in->mod[PTX_CAT_SHAPE];
     ptx_type t[4];
     mma_types(in, t);
-    uint8_t rnd = in->mod[PTX_CAT_ROUND];
-    if (rnd && rnd != PTX_ROUND_RN) {
-        lw_error(L, in->loc, "wmma.mma.%s (a directed rounding of f64) is not supported yet",
-                 ptx_mod_text(PTX_CAT_ROUND, rnd));
-        return;
-    }
     frag g[4];
     place p[4];
     LLVMValueRef regs[16];
@@ -412,7 +406,8 @@ static void lower_wmma_mma(fn *F, const ptx_instr *in, LLVMValueRef mask)
     }
     uint32_t m, n, k;
     ptx_wmma_dims(shape, &m, &n, &k);
-    matmul mm = {m, n, k, t[1], t[2], t[3], t[0], (in->flags & PTX_FLAG_BIT(SATFINITE)) != 0, in->mod[PTX_CAT_BOOL]};
+    matmul mm = {m, n, k, t[1], t[2], t[3], t[0], (in->flags & PTX_FLAG_BIT(SATFINITE)) != 0, in->mod[PTX_CAT_BOOL],
+                 in->mod[PTX_CAT_ROUND]};
     lower_matmul(F, &mm, place_ptr(L, &p[1]), place_ptr(L, &p[2]), place_ptr(L, &p[3]), place_ptr(L, &p[0]));
     frag_load(F, &g[0], &p[0], regs);
     write_regs(F, &g[0], &in->opds[0], regs, mask);

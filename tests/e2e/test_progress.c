@@ -349,23 +349,22 @@ static void test_kernels_ignore_the_host_fp_mode(void **state)
     }
 }
 
-/* Forms not supported yet (wmma.mma.f64 with a directed rounding, for
- * now) are load errors naming file:line and the instruction. */
+/* Forms not supported yet (vector red.min/.max, for now; ptxas takes
+ * it) are load errors naming file:line and the instruction. */
 static void test_unsupported_is_an_error(void **state)
 {
-    static const char src[] = ".version 8.0\n.target sm_80\n.address_size 64\n"
+    static const char src[] = ".version 8.1\n.target sm_90\n.address_size 64\n"
                               ".visible .entry k(.param .u64 p)\n{\n"
-                              "    .reg .f64 %d<3>;\n"
-                              "    .reg .f32 %f<3>;\n"
-                              "    wmma.mma.sync.aligned.row.col.m8n8k4.rz.f64.f64.f64.f64 {%d0, %d0}, {%d1}, {%d1}, "
-                              "{%d2, %d2};\n"
+                              "    .reg .b64 %rd<2>;\n"
+                              "    .reg .b32 %r<3>;\n"
+                              "    red.global.v2.bf16x2.min.noftz [%rd1], {%r1, %r2};\n"
                               "    ret;\n}\n";
     char err[256], *log = NULL;
     ptxjit_ctx *ctx = ptxjit_create(1, err, sizeof err);
     ptxjit_module *m = ptxjit_load(ctx, src, sizeof src - 1, "unsup.ptx", &log, NULL);
     assert_null(m);
     assert_non_null(log);
-    assert_non_null(strstr(log, "unsup.ptx:8:5: error: wmma.mma.rz (a directed rounding of f64) is not supported yet"));
+    assert_non_null(strstr(log, "unsup.ptx:8:5: error: 'red.min.bf16x2': vector .min/.max is not supported yet"));
     free(log);
     ptxjit_destroy(ctx);
 }
