@@ -342,9 +342,24 @@ static void classified_store(fn *F, LLVMValueRef addrs, LLVMValueRef val, uint32
     LLVMTypeRef vt = LLVMTypeOf(val), pvt = vec_of(L->ptr);
     LLVMValueRef alignv = const_i32(L, align);
     LLVMBasicBlockRef fast = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "st.vec");
+    LLVMBasicBlockRef vary = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "st.varying");
+    LLVMBasicBlockRef one = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "st.one");
     LLVMBasicBlockRef slow = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "st.scatter");
     LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "st.join");
-    LLVMBuildCondBr(L->b, is_contiguous(F, addrs, align), fast, slow);
+    LLVMBuildCondBr(L->b, is_contiguous(F, addrs, align), fast, vary);
+    /* one address (lane 0 storing a warp's result, every lane storing one
+     * flag): the last active lane's value, as lanes store in lane order */
+    LLVMPositionBuilderAtEnd(L->b, vary);
+    LLVMBuildCondBr(L->b, is_uniform_addr(F, addrs, mask), one, slow);
+    LLVMPositionBuilderAtEnd(L->b, one);
+    LLVMTypeRef i32t = L->i32;
+    LLVMValueRef lz = call_intrinsic(L, "llvm.ctlz", &i32t, 1,
+                                     (LLVMValueRef[]){mask_bits(F, mask), LLVMConstInt(L->i1, 1, false)}, 2);
+    LLVMValueRef last = LLVMBuildSub(L->b, const_i32(L, W - 1), lz, "last.lane");
+    LLVMValueRef st = LLVMBuildStore(L->b, LLVMBuildExtractElement(L->b, val, last, ""),
+                                     LLVMBuildIntToPtr(L->b, first_address(F, addrs), L->ptr, ""));
+    LLVMSetAlignment(st, align);
+    LLVMBuildBr(L->b, join);
     LLVMPositionBuilderAtEnd(L->b, fast);
     LLVMValueRef p0 = LLVMBuildIntToPtr(L->b, first_address(F, addrs), L->ptr, "");
     LLVMTypeRef t1[2] = {vt, L->ptr};
