@@ -130,6 +130,20 @@ for kb in 4194304 1572864; do
     fi
 done
 
+# A compile that could not fit under the limit is refused before LLVM starts
+# (which would abort the process): 300,000 statements under 768 MiB, exit 1.
+awk 'BEGIN { print ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p)\n{";
+             print ".reg .b32 %r<3>;\n.reg .b64 %rd<2>;\nld.param.u64 %rd1, [p];\nmov.u32 %r1, 1;";
+             for (i = 0; i < 300000; i++) print "add.s32 %r1, %r1, %r1;";
+             print "st.global.u32 [%rd1], %r1;\nret;\n}" }' >"$tmp/long.ptx"
+if (ulimit -v 786432 && "$ptxjit" --version) >/dev/null 2>&1; then
+    expect ulimit-v-compile 1 bash -c "ulimit -v 786432 && exec \"\$0\" \"\$@\"" "$ptxjit" run \
+        "$tmp/long.ptx" -k k --arg 'u32[1]:zeros'
+    grep_out ulimit-v-compile "out of memory"
+else
+    echo "ulimit-v-compile: skipped (this build cannot start under ulimit -v 786432)"
+fi
+
 # Output that cannot be written is a failure (exit 1, a message), not lost.
 if [ -w /dev/full ]; then
     expect print-full 1 bash -c '"$0" "$@" >/dev/full' "$ptxjit" run "$vec" -k vec_add -g 1 -b 32 \
