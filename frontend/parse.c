@@ -38,7 +38,7 @@ void *palloc(parser *p, size_t n)
 
 const char *pstr(parser *p, const token *t)
 {
-    char *s = arena_strndup(p->a, t->text, t->len);
+    const char *s = intern(&p->names, p->a, t->text, t->len);
     if (!s)
         p->oom = true;
     return s ? s : "";
@@ -975,6 +975,7 @@ ptx_module *ptx_parse(const char *src, size_t len, const char *filename, ptx_dia
         p.failed = false;
     }
     tokens_free(&toks);
+    intern_free(&p.names);
     if (p.oom) {
         ptx_module_free(m);
         return NULL;
