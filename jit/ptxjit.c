@@ -196,6 +196,28 @@ static int compile_variables(ptxjit_ctx *c, const ptx_module *ir, void **obj, si
     return rc;
 }
 
+static const ptx_func *find_entry(const ptx_module *ir, const char *name);
+
+/* A kernel's static shared memory beyond ptxas's limit is an error at the
+ * kernel, as ptxas makes it (counted per kernel: what it uses).  Returns
+ * whether any was. */
+static bool static_shared_too_large(const ptx_module *ir, const module_meta *mm, ptx_diags *d)
+{
+    bool any = false;
+    for (uint32_t i = 0; i < mm->nkernels; i++) {
+        const ptxjit_kernel_info *ki = &mm->kernels[i].info;
+        if (ki->static_smem <= RT_MAX_STATIC_SHARED)
+            continue;
+        const ptx_func *f = find_entry(ir, ki->name);
+        ptx_diag_add(d, f ? f->loc : (ptx_loc){1, 1},
+                     "kernel '%s' uses too much shared data (%u bytes of static .shared, at most "
+                     "%u; more only as dynamic shared memory)",
+                     ki->name, ki->static_smem, RT_MAX_STATIC_SHARED);
+        any = true;
+    }
+    return any;
+}
+
 /* Stage 1: PTX text -> metadata + the variables' object (and the parsed
  * module, kept for ptxjit_kernel_decl and the kernels' compiles).  The
  * whole module is lowered, so that its errors show at load and for its
@@ -232,6 +254,10 @@ static uint32_t compile_ptx(ptxjit_ctx *c, const char *src, size_t len, const ch
     dispose_later(c, llvm);
     if (errors)
         return d->n;
+    if (!meta && static_shared_too_large(*ir, mm, d)) {
+        module_meta_free(mm);
+        return d->n;
+    }
     char err[512];
     if (meta) {
         ptx_diag_add(d, (ptx_loc){1, 1}, "out of memory");
