@@ -254,7 +254,8 @@ static ptxjit_status ensure(ptxjit_kernel *k, kversion *v, char *err, size_t err
         add_stats(&m->stats, &st);
         if (st.kernels_compiled)
             k->compile_s = st.lower + st.optimize + st.codegen;
-        v->state = v->fn ? KV_READY : nomem[0] ? KV_EMPTY : KV_FAILED; /* that one: try again later */
+        /* a compile that did not fit in memory is tried again by a later launch */
+        v->state = v->fn ? KV_READY : nomem[0] ? KV_EMPTY : KV_FAILED;
         pthread_cond_broadcast(&m->compiled);
         if (nomem[0]) {
             snprintf(err, errlen, "%s", nomem);

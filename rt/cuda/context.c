@@ -17,7 +17,7 @@ static _Thread_local struct CUctx_st *stack[STACK_MAX];
 static _Thread_local int depth;
 
 static pthread_mutex_t ctx_lock = PTHREAD_MUTEX_INITIALIZER; /* create/destroy/primary state */
-static pthread_cond_t ctx_idle = PTHREAD_COND_INITIALIZER;   /* users reached 0; a primary stop ended */
+static pthread_cond_t ctx_idle = PTHREAD_COND_INITIALIZER;   /* users at 0; a primary stopped */
 static struct CUctx_st *primary;
 
 void cu_list_init(cu_list_node *h) { h->prev = h->next = h; }

@@ -61,7 +61,8 @@ static void expect_ring(unsigned threads)
     CU_OK(cuMemcpyDtoH(got, out, threads * sizeof *got));
     for (unsigned t = 0; t < threads; t++)
         if (got[t] != (t + 1) % threads * 3)
-            fail_msg("%u threads: out[%u] = %u, want %u", threads, t, got[t], (t + 1) % threads * 3);
+            fail_msg("%u threads: out[%u] = %u, want %u", threads, t, got[t],
+                     (t + 1) % threads * 3);
 }
 
 /* Bytes of address space the process has mapped now. */

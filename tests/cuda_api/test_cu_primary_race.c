@@ -57,7 +57,8 @@ static void *worker_main(void *arg)
         STEP(cuCtxSetCurrent(NULL));
         STEP(cuDevicePrimaryCtxRelease(0));
 #undef STEP
-        usleep((id * 37 + (unsigned)i * 11) % 400); /* so that every reference is released at times */
+        /* so that now and then every reference is released */
+        usleep((id * 37 + (unsigned)i * 11) % 400);
     }
     free(host);
     return res;
@@ -80,7 +81,8 @@ static void *bystander_main(void *arg)
         CUresult r = cuMemAlloc(&p, 8 << 20);
         if (r == CUDA_SUCCESS && (r = cuMemsetD32Async(p, 7, 2 << 20, NULL)) == CUDA_SUCCESS)
             r = cuMemFree(p);
-        if (r != CUDA_SUCCESS && r != CUDA_ERROR_CONTEXT_IS_DESTROYED && r != CUDA_ERROR_INVALID_VALUE)
+        if (r != CUDA_SUCCESS && r != CUDA_ERROR_CONTEXT_IS_DESTROYED &&
+            r != CUDA_ERROR_INVALID_VALUE)
             bad = r;
     }
     return (void *)(uintptr_t)bad;
