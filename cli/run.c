@@ -172,7 +172,7 @@ static int launch_timed(ptxjit_ctx *ctx, const ptxjit_kernel *k, const ptxjit_la
     }
     if (cs != PTXJIT_OK) {
         fprintf(stderr, "ptxjit run: error: %s\n", err);
-        return EXIT_USAGE; /* a PTX error, as at load */
+        return cs == PTXJIT_ERR_NOMEM ? EXIT_KERNEL : EXIT_USAGE; /* else a PTX error */
     }
     for (uint64_t r = 0; r < repeat; r++) {
         double t0 = now();
@@ -292,9 +292,10 @@ int cmd_run(int argc, char **argv)
         ptxjit_set_cache(ctx, &(ptxjit_cache_opts){.enabled = false});
     const char *name = strcmp(o.path, "-") ? o.path : "<stdin>";
     ptxjit_module *m = ptxjit_load(ctx, src, len, name, &log, NULL);
-    if (!m) {
-        fputs(log ? log : "ptxjit run: out of memory\n", stderr);
-        rc = EXIT_USAGE;
+    if (!m) { /* no log: memory ran out, not the PTX's fault */
+        fputs(log ? log : "ptxjit run: out of memory (or over the process's memory limit)\n",
+              stderr);
+        rc = log ? EXIT_USAGE : EXIT_KERNEL;
     } else {
         rc = run_loaded(ctx, m, &o);
     }

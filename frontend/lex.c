@@ -304,8 +304,15 @@ bool lex_all(const char *src, size_t len, tokens *out, ptx_diags *diags)
     for (;;) {
         bool space = skip_space(&lx) || lx.p == src;
         ptx_loc loc = here(&lx);
-        if (lx.p >= lx.end)
-            return push(&lx, T_EOF, lx.p, loc, space) != NULL;
+        if (lx.p >= lx.end) {
+            if (!push(&lx, T_EOF, lx.p, loc, space))
+                return false;
+            /* the doubling's slack goes before the parser's allocations start */
+            token *v = realloc(out->v, out->n * sizeof *v);
+            if (v)
+                out->v = v;
+            return true;
+        }
         char c = *lx.p;
         bool ok;
         if (is_follow(c) && !is_digit(c)) {

@@ -16,14 +16,15 @@ typedef enum tok_kind {
     T_PUNCT,   /* one- or two-character operator; p[0], p[1] */
 } tok_kind;
 
+/* 32 bytes: the whole input's tokens are in memory at once. */
 typedef struct token {
-    tok_kind kind;
-    bool is_unsigned;     /* T_INT with U suffix */
-    bool space_before;    /* whitespace precedes: ".x" after "%tid" must be glued */
-    char p[2];            /* punctuation characters, p[1] = 0 for one-char */
+    uint32_t len;           /* text length */
+    uint8_t kind;           /* tok_kind */
+    bool is_unsigned : 1;   /* T_INT with U suffix */
+    bool space_before : 1;  /* whitespace precedes: ".x" after "%tid" must be glued */
+    char p[2];              /* punctuation characters, p[1] = 0 for one-char */
     ptx_loc loc;
-    uint32_t len;         /* text length */
-    const char *text;     /* points into the source */
+    const char *text;       /* points into the source */
     uint64_t ival;
 } token;
 

@@ -38,7 +38,7 @@ void *palloc(parser *p, size_t n)
 
 const char *pstr(parser *p, const token *t)
 {
-    char *s = arena_strndup(p->a, t->text, t->len);
+    const char *s = intern(&p->names, p->a, t->text, t->len);
     if (!s)
         p->oom = true;
     return s ? s : "";
@@ -642,6 +642,9 @@ static bool parse_perf_directives(parser *p, ptx_func *f)
     }
 }
 
+/* A function's statements while it is parsed: grown on the heap, then
+ * copied into the arena at their final size (growing in the arena would
+ * leave every outgrown copy there, twice the body's size or more). */
 typedef struct body {
     ptx_stmt *v;
     uint32_t n;
@@ -650,11 +653,17 @@ typedef struct body {
 
 static ptx_stmt *add_stmt(parser *p, body *b, ptx_stmt_kind kind, ptx_loc loc)
 {
-    ptx_stmt *s = ARENA_PUSH(p->a, b->v, b->n, b->cap);
-    if (!s) {
-        p->oom = true;
-        return NULL;
+    if (b->n == b->cap) {
+        size_t ncap = b->cap ? b->cap * 2 : 16;
+        ptx_stmt *v = b->n < UINT32_MAX ? realloc(b->v, ncap * sizeof *v) : NULL;
+        if (!v) {
+            p->oom = true;
+            return NULL;
+        }
+        b->v = v;
+        b->cap = ncap;
     }
+    ptx_stmt *s = &b->v[b->n++];
     memset(s, 0, sizeof *s);
     s->kind = kind;
     s->loc = loc;
@@ -787,8 +796,13 @@ static void parse_body(parser *p, ptx_func *f, const token *open)
             break;
     }
     p->depth = base_depth;
-    f->body = b.v;
-    f->nbody = b.n;
+    f->body = b.n ? arena_alloc(p->a, b.n * sizeof *b.v) : NULL;
+    if (f->body)
+        memcpy(f->body, b.v, b.n * sizeof *b.v);
+    else if (b.n)
+        p->oom = true;
+    f->nbody = f->body ? b.n : 0;
+    free(b.v);
 }
 
 /* .callprototype _ (params) or (.param ret) _ (params). */
@@ -961,6 +975,7 @@ ptx_module *ptx_parse(const char *src, size_t len, const char *filename, ptx_dia
         p.failed = false;
     }
     tokens_free(&toks);
+    intern_free(&p.names);
     if (p.oom) {
         ptx_module_free(m);
         return NULL;

@@ -3,6 +3,7 @@
 #define PTX_PARSE_H
 
 #include "arena.h"
+#include "intern.h"
 #include "lex.h"
 
 /* Nesting bound for scopes, expressions and initializers: deep input gets an
@@ -14,6 +15,7 @@ typedef struct parser {
     size_t n, i;
     ptx_module *m;
     ptx_arena *a;
+    intern_table names; /* pstr's strings */
     ptx_diags *diags;
     uint32_t depth;
     bool oom;

@@ -165,12 +165,12 @@ typedef struct ptx_operand {
     const char *name;
     uint64_t imm;
     struct ptx_operand *elems;
-    uint32_t nelems;
     /* resolved by ptx_check(): */
     ptx_var *var;        /* register or variable */
-    uint32_t reg_index;  /* element of a parameterized register */
     struct ptx_func *func;
-    int32_t label;       /* statement index of the label, -1 if none */
+    uint32_t nelems;     /* of elems (the 32-bit fields last: no padding) */
+    uint32_t reg_index;  /* resolved: element of a parameterized register */
+    int32_t label;       /* resolved: statement index of the label, -1 if none */
 } ptx_operand;
 
 /* ---- instructions and function bodies ---- */

@@ -17,6 +17,7 @@
 #include "ptxjit_internal.h"
 
 #include "lower.h"
+#include "memory_budget.h"
 #include "module_key.h"
 
 #include <stdio.h>
@@ -113,14 +114,19 @@ static void lowering_failed(const ptxjit_module *m, const ptx_diags *d, char *er
 }
 
 /* The object of one version: lower, optimize, codegen.  NULL symbol on
- * failure, with a message in err. */
+ * failure, with a message in err; *nomem when it would not fit in memory
+ * (memory_budget.c), a failure that a later try may not have. */
 static char *compile(ptxjit_kernel *k, const uint32_t ntid[3], void **obj, size_t *objsize,
-                     ptxjit_stats *st, char *err, size_t errlen)
+                     ptxjit_stats *st, bool *nomem, char *err, size_t errlen)
 {
     ptxjit_module *m = k->mod;
     const ptx_module *ir = module_ir(m, st, err, errlen);
     if (!ir)
         return NULL;
+    if (!memory_budget_fits(memory_budget_statements(ir, k->info->name), err, errlen)) {
+        *nomem = true;
+        return NULL;
+    }
     double t0 = ptxjit_now();
     /* A context of its own: kernels compile in parallel. */
     LLVMContextRef llvm = LLVMContextCreate();
@@ -152,12 +158,12 @@ static char *compile(ptxjit_kernel *k, const uint32_t ntid[3], void **obj, size_
 }
 
 static ptxjit_warp_fn compile_and_load(ptxjit_kernel *k, const uint32_t ntid[3],
-                                       const cache_key *key, ptxjit_stats *st, char *err,
-                                       size_t errlen)
+                                       const cache_key *key, ptxjit_stats *st, bool *nomem,
+                                       char *err, size_t errlen)
 {
     void *obj = NULL, *fn = NULL;
     size_t objsize = 0;
-    char *sym = compile(k, ntid, &obj, &objsize, st, err, errlen);
+    char *sym = compile(k, ntid, &obj, &objsize, st, nomem, err, errlen);
     if (sym && key)
         store(k, key, sym, obj, objsize, st);
     if (sym) {
@@ -173,8 +179,9 @@ static ptxjit_warp_fn compile_and_load(ptxjit_kernel *k, const uint32_t ntid[3],
     return (ptxjit_warp_fn)fn;
 }
 
-/* Fills v->fn, or v->error.  Runs without the module's lock. */
-static void build(ptxjit_kernel *k, kversion *v, ptxjit_stats *st)
+/* Fills v->fn, or v->error; or, when the compile would not fit in memory
+ * now, neither (the message in nomem_msg).  Runs without the module's lock. */
+static void build(ptxjit_kernel *k, kversion *v, ptxjit_stats *st, char *nomem_msg, size_t len)
 {
     ptxjit_module *m = k->mod;
     char err[1024] = "";
@@ -183,8 +190,13 @@ static void build(ptxjit_kernel *k, kversion *v, ptxjit_stats *st)
     if (cached)
         kernel_key(&m->key, k->info->name, v->ntid, &key);
     v->fn = cached ? fetch(k, &key, st) : NULL;
+    bool nomem = false;
     if (!v->fn)
-        v->fn = compile_and_load(k, v->ntid, cached ? &key : NULL, st, err, sizeof err);
+        v->fn = compile_and_load(k, v->ntid, cached ? &key : NULL, st, &nomem, err, sizeof err);
+    if (nomem) {
+        snprintf(nomem_msg, len, "kernel '%s' cannot be compiled now: %s", k->info->name, err);
+        return;
+    }
     if (!v->fn) {
         size_t n = strlen(err) + strlen(k->info->name) + 64;
         v->error = malloc(n);
@@ -236,13 +248,19 @@ static ptxjit_status ensure(ptxjit_kernel *k, kversion *v, char *err, size_t err
         v->state = KV_BUSY;
         pthread_mutex_unlock(&m->lock);
         ptxjit_stats st = {0};
-        build(k, v, &st);
+        char nomem[768] = "";
+        build(k, v, &st, nomem, sizeof nomem);
         pthread_mutex_lock(&m->lock);
         add_stats(&m->stats, &st);
         if (st.kernels_compiled)
             k->compile_s = st.lower + st.optimize + st.codegen;
-        v->state = v->fn ? KV_READY : KV_FAILED;
+        /* a compile that did not fit in memory is tried again by a later launch */
+        v->state = v->fn ? KV_READY : nomem[0] ? KV_EMPTY : KV_FAILED;
         pthread_cond_broadcast(&m->compiled);
+        if (nomem[0]) {
+            snprintf(err, errlen, "%s", nomem);
+            return PTXJIT_ERR_NOMEM;
+        }
     }
     if (v->state != KV_FAILED)
         return PTXJIT_OK;

@@ -19,6 +19,7 @@
 
 #include "lower.h"
 #include "module_key.h"
+#include "memory_budget.h"
 #include "devmem.h"
 #include "heap.h"
 
@@ -195,22 +196,50 @@ static int compile_variables(ptxjit_ctx *c, const ptx_module *ir, void **obj, si
     return rc;
 }
 
+static const ptx_func *find_entry(const ptx_module *ir, const char *name);
+
+/* A kernel's static shared memory beyond ptxas's limit is an error at the
+ * kernel, as ptxas makes it (counted per kernel: what it uses).  Returns
+ * whether any was. */
+static bool static_shared_too_large(const ptx_module *ir, const module_meta *mm, ptx_diags *d)
+{
+    bool any = false;
+    for (uint32_t i = 0; i < mm->nkernels; i++) {
+        const ptxjit_kernel_info *ki = &mm->kernels[i].info;
+        if (ki->static_smem <= RT_MAX_STATIC_SHARED)
+            continue;
+        const ptx_func *f = find_entry(ir, ki->name);
+        ptx_diag_add(d, f ? f->loc : (ptx_loc){1, 1},
+                     "kernel '%s' uses too much shared data (%u bytes of static .shared, at most "
+                     "%u; more only as dynamic shared memory)",
+                     ki->name, ki->static_smem, RT_MAX_STATIC_SHARED);
+        any = true;
+    }
+    return any;
+}
+
 /* Stage 1: PTX text -> metadata + the variables' object (and the parsed
  * module, kept for ptxjit_kernel_decl and the kernels' compiles).  The
  * whole module is lowered, so that its errors show at load and for its
  * metadata, but neither verified nor compiled: each kernel is lowered
  * again, alone and verified, when it is compiled.  Returns 0, or the
- * number of errors in d. */
+ * number of errors in d; *nomem when memory ran out (or would, in LLVM). */
 static uint32_t compile_ptx(ptxjit_ctx *c, const char *src, size_t len, const char *name,
                             ptx_module **ir, void **obj, size_t *objsize, module_meta *mm,
-                            ptx_diags *d, ptxjit_stats *st)
+                            ptx_diags *d, ptxjit_stats *st, bool *nomem)
 {
     double t0 = ptxjit_now();
     *ir = ptx_parse(src, len, name, d);
+    *nomem = !*ir;
     if (!*ir)
         return ptx_diag_add(d, (ptx_loc){1, 1}, "out of memory"), d->n;
     if (d->n || ptx_check(*ir, d))
         return d->n;
+    char why[256];
+    if (!memory_budget_fits(memory_budget_statements(*ir, NULL), why, sizeof why)) {
+        *nomem = true;
+        return ptx_diag_add(d, (ptx_loc){1, 1}, "%s", why), d->n;
+    }
     double t1 = ptxjit_now();
     LLVMContextRef llvm = LLVMContextCreate();
     lower_options o = {.skip_verify = true};
@@ -225,6 +254,10 @@ static uint32_t compile_ptx(ptxjit_ctx *c, const char *src, size_t len, const ch
     dispose_later(c, llvm);
     if (errors)
         return d->n;
+    if (!meta && static_shared_too_large(*ir, mm, d)) {
+        module_meta_free(mm);
+        return d->n;
+    }
     char err[512];
     if (meta) {
         ptx_diag_add(d, (ptx_loc){1, 1}, "out of memory");
@@ -370,7 +403,8 @@ static ptxjit_module *load_compiled(ptxjit_ctx *c, cache *cc, const cache_key *k
     size_t objsize = 0;
     module_meta mm = {0};
     ptxjit_module *m = NULL;
-    if (!compile_ptx(c, src, len, name, &ir, &obj, &objsize, &mm, &d, st)) {
+    bool nomem = false;
+    if (!compile_ptx(c, src, len, name, &ir, &obj, &objsize, &mm, &d, st, &nomem)) {
         if (cc)
             ptxjit_cache_put(cc, key, &mm, obj, objsize, st);
         char err[512];
@@ -382,7 +416,7 @@ static ptxjit_module *load_compiled(ptxjit_ctx *c, cache *cc, const cache_key *k
     }
     free(obj);
     if (!m) {
-        if (log)
+        if (log && !nomem) /* no log: out of memory */
             *log = ptxjit_render_log(&d, name, src, len);
         ptx_diags_free(&d);
         ptx_module_free(ir);

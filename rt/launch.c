@@ -654,9 +654,18 @@ static int run_chunk(void *ctx, unsigned wi, uint64_t begin, uint64_t end)
     return 1;
 }
 
-static rt_status check_config(const rt_launch_cfg *c, char *msg, size_t msglen)
+static rt_status check_config(const rt_kernel *k, const rt_launch_cfg *c, char *msg,
+                              size_t msglen)
 {
     uint64_t threads = (uint64_t)c->block[0] * c->block[1] * c->block[2];
+    uint64_t smem = (uint64_t)k->static_smem + c->dyn_smem;
+    if (smem > RT_MAX_SHARED_PER_BLOCK) {
+        snprintf(msg, msglen,
+                 "%llu bytes of shared memory per block (%u static, %u dynamic) exceed the "
+                 "limit of %u",
+                 (unsigned long long)smem, k->static_smem, c->dyn_smem, RT_MAX_SHARED_PER_BLOCK);
+        return RT_ERR_CONFIG;
+    }
     for (int i = 0; i < 3; i++)
         if (!c->grid[i] || !c->block[i]) {
             snprintf(msg, msglen, "grid and block dimensions must be at least 1");
@@ -745,7 +754,7 @@ static void install_faults(rt_device *d)
 rt_status rt_launch(rt_device *d, const rt_kernel *k, const rt_launch_cfg *cfg, char *msg,
                     size_t msglen)
 {
-    rt_status st = check_config(cfg, msg, msglen);
+    rt_status st = check_config(k, cfg, msg, msglen);
     if (st || (st = check_cooperative(d, cfg, msg, msglen)))
         return st;
     launch_ctx lc = {.d = d, .k = k, .heap = cfg->heap};

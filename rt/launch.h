@@ -44,6 +44,13 @@ typedef enum rt_status {
 
 typedef struct rt_device rt_device;
 
+/* The most shared memory (static and dynamic) a block may have: the
+ * largest any GPU gives one, opting in (sm_90, 227 KiB). */
+#define RT_MAX_SHARED_PER_BLOCK 232448u
+/* The most static .shared a kernel may declare: ptxas's limit (more is
+ * only had dynamically). */
+#define RT_MAX_STATIC_SHARED 49152u
+
 /* threads = 0: $PTXJIT_THREADS, else the online CPU count. */
 rt_device *rt_device_create(unsigned threads);
 void rt_device_destroy(rt_device *d);

@@ -86,7 +86,9 @@ const char *ptxjit_cache_dir(const ptxjit_ctx *ctx);
  * kernels are compiled when first launched (each once, whatever the
  * number of threads launching it).  On failure returns NULL and, if log
  * is non-NULL, *log receives the diagnostics as "name:line:col: error:
- * ..." lines (free() it). */
+ * ..." lines (free() it); *log stays NULL when memory ran out, or when
+ * compiling is estimated not to fit under the process's memory limit
+ * (RLIMIT_AS, RLIMIT_DATA: LLVM would abort the process). */
 /* The largest PTX text ptxjit takes (64 MiB): files and images beyond it
  * are refused before anything is parsed, so that an endless or absurd
  * input (/dev/zero) is an error, never a hang or an exhausted memory. */

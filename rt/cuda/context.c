@@ -17,7 +17,7 @@ static _Thread_local struct CUctx_st *stack[STACK_MAX];
 static _Thread_local int depth;
 
 static pthread_mutex_t ctx_lock = PTHREAD_MUTEX_INITIALIZER; /* create/destroy/primary state */
-static pthread_cond_t ctx_idle = PTHREAD_COND_INITIALIZER;   /* a context's users reached 0 */
+static pthread_cond_t ctx_idle = PTHREAD_COND_INITIALIZER;   /* users at 0; a primary stopped */
 static struct CUctx_st *primary;
 
 void cu_list_init(cu_list_node *h) { h->prev = h->next = h; }
@@ -610,6 +610,13 @@ CUresult cuCtxDisablePeerAccess(CUcontext peerContext)
 
 /* ---- the primary context ------------------------------------------------------------- */
 
+/* Until a stop under way has finished (ctx_lock held). */
+static void primary_wait_stopped(const struct CUctx_st *p)
+{
+    while (p->stopping)
+        pthread_cond_wait(&ctx_idle, &ctx_lock);
+}
+
 CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 {
     CUresult r = cu_check_device(dev);
@@ -621,6 +628,7 @@ CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
     if (!p)
         return CUDA_ERROR_OUT_OF_MEMORY;
     pthread_mutex_lock(&ctx_lock);
+    primary_wait_stopped(p);
     if (!p->active) {
         unsigned flags = p->flags;
         if (!ctx_start(p, flags))
@@ -636,15 +644,20 @@ CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
     return r;
 }
 
-/* Deactivates the primary context (ctx_lock held). */
+/* Deactivates the primary context (ctx_lock held).  Waiting for the calls
+ * in flight lets go of ctx_lock: `stopping` keeps a retain meanwhile from
+ * starting the context that this stop then tears down. */
 static void primary_stop(struct CUctx_st *p)
 {
     p->active = false;
     p->primary_refs = 0;
+    p->stopping = true;
     ctx_wait_unused(p);
     ctx_stop(p);
     unsigned flags = p->flags;
     ctx_reset_state(p, flags);
+    p->stopping = false;
+    pthread_cond_broadcast(&ctx_idle);
 }
 
 CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
@@ -685,6 +698,8 @@ CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
     pthread_mutex_lock(&ctx_lock);
     if (p->active)
         primary_stop(p);
+    else
+        primary_wait_stopped(p); /* another thread's stop: done when this returns */
     pthread_mutex_unlock(&ctx_lock);
     return CUDA_SUCCESS;
 }

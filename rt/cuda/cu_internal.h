@@ -90,6 +90,7 @@ struct CUctx_st {
     unsigned flags;
     bool primary;
     bool active;                     /* a primary context between retain and last release */
+    bool stopping;                   /* a primary context's last release or reset under way */
     int primary_refs;
     unsigned api_version;
     rt_sched *sched;                 /* the streams' queues and processors; the sticky error */

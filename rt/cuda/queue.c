@@ -348,7 +348,9 @@ static int run_packet(rt_queue *q, rt_packet *p)
     int err = 0;
     switch (p->kind) {
     case RT_PKT_KERNEL:
-        if (!sticky && (err = p->u.kernel.fn(p->u.kernel.arg)) != 0) {
+        if (!sticky)
+            err = p->u.kernel.fn(p->u.kernel.arg);
+        if (err && !(err & RT_TRANSIENT)) { /* a transient one: finish() keeps it */
             int none = 0;
             atomic_compare_exchange_strong(&q->sched->sticky, &none, err);
         }
@@ -385,8 +387,12 @@ static void finish(rt_queue *q, rt_packet *p, int err)
 {
     pthread_mutex_lock(&q->lock);
     q->completed++;
-    if (err && !q->error)
+    if (err & RT_TRANSIENT) {
+        if (!q->transient)
+            q->transient = err & ~RT_TRANSIENT;
+    } else if (err && !q->error) {
         q->error = err;
+    }
     if (p->signal)
         rt_signal_complete(p->signal, rt_sched_error(q->sched));
     if (q->sync_waiters)
@@ -498,6 +504,10 @@ int rt_queue_sync(rt_queue *q, uint64_t timeout_ns)
         q->sync_waiters--;
     }
     int st = q->completed >= target ? queue_status(q) : RT_Q_TIMEOUT;
+    if (st == RT_Q_OK && q->transient) { /* reported once */
+        st = q->transient;
+        q->transient = 0;
+    }
     pthread_mutex_unlock(&q->lock);
     return st;
 }

@@ -33,7 +33,9 @@
  * as a GPU fault is, made sticky for the whole rt_sched: later kernel,
  * copy and memset packets (of any queue) are skipped, host callbacks get
  * the error as their status, markers complete with it, and every sync
- * returns it.
+ * returns it.  A return marked RT_TRANSIENT (resources that ran out, not
+ * the kernel's fault) is not sticky: later work runs, and the next sync
+ * of the queue (or of the scheduler) returns it once.
  *
  * Every function is thread-safe; waits take a timeout in nanoseconds
  * (RT_WAIT_FOREVER for none) and never spin.  Return codes: see completion.h. */
@@ -56,7 +58,9 @@ typedef struct rt_sched_config {
     uint64_t linger_ns;   /* how long an idle processor waits for work; 0: 1 s */
 } rt_sched_config;
 
-/* Kernel dispatch: runs the work, returns 0 or an error (a CUresult). */
+/* Kernel dispatch: runs the work, returns 0 or an error (a CUresult),
+ * or RT_TRANSIENT | error for one that must not stick. */
+#define RT_TRANSIENT 0x40000000
 typedef int (*rt_kernel_fn)(void *arg);
 /* Releases a packet's argument once the packet ran or was skipped. */
 typedef void (*rt_release_fn)(void *arg);

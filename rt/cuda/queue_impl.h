@@ -56,6 +56,7 @@ struct rt_queue {
     size_t cap, head, count;
     uint64_t enqueued, completed;
     int error;                /* first error of a packet of this queue */
+    int transient;            /* an RT_TRANSIENT error the next sync returns */
     int destroyed;
     int active;               /* not idle: holds a reference, is scheduled */
 

@@ -66,10 +66,14 @@ void cu_stream_free(struct CUstream_st *s)
 
 /* ---- submission and waiting ---------------------------------------------------------- */
 
+/* A launch that could not get memory fails as on a GPU, where it is
+ * refused at once: for itself, not for the context. */
 static int op_run(void *arg)
 {
     cu_op *op = arg;
-    return (int)op->run(op);
+    CUresult r = op->run(op);
+    bool transient = r == CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES || r == CUDA_ERROR_OUT_OF_MEMORY;
+    return transient ? RT_TRANSIENT | (int)r : (int)r;
 }
 
 static void op_release(void *arg)

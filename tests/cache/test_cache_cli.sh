@@ -133,6 +133,18 @@ expect unwritable 0 env PTXJIT_CACHE_PATH="$tmp/file/cache" "$ptxjit" run "$vec"
 grep_out unwritable "$right"
 count_out unwritable 'warning' 1
 grep_out unwritable "compilation cache '$tmp/file/cache': creating the directory: Not a directory"
+# a cache others can write to (a shared directory, or an entry someone
+# could have planted): not trusted - one warning, the run compiles for
+# itself and is right
+shared() { PTXJIT_CACHE_PATH="$tmp/$1" run_vec; }
+for kind in dir entry; do
+    shared "shared-$kind" >/dev/null 2>&1 # leaves this run's entries there
+    if [ $kind = dir ]; then chmod 777 "$tmp/shared-dir"; else chmod 666 "$tmp/shared-entry"/*.pjc; fi
+    expect "shared-$kind" 0 shared "shared-$kind"
+    grep_out "shared-$kind" "$right"
+    count_out "shared-$kind" 'warning' 1
+    grep_out "shared-$kind" "is writable by other users; continuing without the cache"
+done
 full() { (ulimit -f 1; trap '' XFSZ; PTXJIT_CACHE_PATH="$tmp/full" run_vec); }
 expect full 0 full
 grep_out full "$right"

@@ -108,6 +108,20 @@ grep_out huge-check "huge.ptx:5:21: error: .const variable 'c' is too large"
 expect huge-run 2 "$ptxjit" run "$tmp/huge.ptx" -k nothing
 grep_out huge-run "huge.ptx:4:22: error"
 
+# Shared memory within a GPU's limits, per kernel: 200,000 bytes of static
+# .shared (ptxas allows 48 KiB) is an error at the kernel; a block's static
+# and dynamic shared memory together at most the 227 KiB a GPU gives.
+printf '.version 7.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n.reg .b32 %%r<2>;\n.shared .align 4 .b8 s[200000];\nmov.u32 %%r1, 1;\nst.shared.u32 [s], %%r1;\nret;\n}\n' >"$tmp/smem.ptx"
+expect static-shared 2 "$ptxjit" run "$tmp/smem.ptx" --arg u64:0
+grep_out static-shared "smem.ptx:4:17: error: kernel 'k' uses too much shared data \(200000 bytes"
+for bytes in 1073741824 232449; do
+    expect "dynamic-shared-$bytes" 2 "$ptxjit" run "$vec" -k vec_add --shared $bytes \
+        --arg 'f32[4]:iota' --arg 'f32[4]:iota' --arg 'f32[4]:zeros' --arg s32:4
+    grep_out "dynamic-shared-$bytes" "$bytes bytes of shared memory per block .* exceed the limit of 232448"
+done
+expect dynamic-shared-limit 0 "$ptxjit" run "$vec" -k vec_add --shared 232448 \
+    --arg 'f32[4]:iota' --arg 'f32[4]:iota' --arg 'f32[4]:zeros' --arg s32:4
+
 # Endless inputs end: read with a bound, an error at once (timeout: a hang fails).
 expect endless-check 2 timeout 60 "$ptxjit" check /dev/zero
 grep_out endless-check "cannot read '/dev/zero': File too large \(PTX input is limited to 64 MiB\)"
@@ -129,6 +143,20 @@ for kb in 4194304 1572864; do
         echo "ulimit-v-$kb: skipped (this build cannot start under ulimit -v $kb)"
     fi
 done
+
+# A compile that could not fit under the limit is refused before LLVM starts
+# (which would abort the process): 300,000 statements under 768 MiB, exit 1.
+awk 'BEGIN { print ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p)\n{";
+             print ".reg .b32 %r<3>;\n.reg .b64 %rd<2>;\nld.param.u64 %rd1, [p];\nmov.u32 %r1, 1;";
+             for (i = 0; i < 300000; i++) print "add.s32 %r1, %r1, %r1;";
+             print "st.global.u32 [%rd1], %r1;\nret;\n}" }' >"$tmp/long.ptx"
+if (ulimit -v 786432 && "$ptxjit" --version) >/dev/null 2>&1; then
+    expect ulimit-v-compile 1 bash -c "ulimit -v 786432 && exec \"\$0\" \"\$@\"" "$ptxjit" run \
+        "$tmp/long.ptx" -k k --arg 'u32[1]:zeros'
+    grep_out ulimit-v-compile "out of memory"
+else
+    echo "ulimit-v-compile: skipped (this build cannot start under ulimit -v 786432)"
+fi
 
 # Output that cannot be written is a failure (exit 1, a message), not lost.
 if [ -w /dev/full ]; then

@@ -66,8 +66,9 @@ static void reverse_kernel(char *out, size_t len, const char *name, const char *
 }
 
 /* A module of kernels k0..k(n-1), kernel i using a module-scope shared
- * array of bytes[i] bytes. */
-static CUmodule shared_module(const unsigned *bytes, int n)
+ * array of bytes[i] bytes: the load's result, and the module in *m. */
+static CUresult load_shared_module(const unsigned *bytes, int n, CUmodule *m, char *log,
+                                   size_t loglen)
 {
     size_t cap = 4096 * (size_t)n, len = 0;
     char *ptx = malloc(cap);
@@ -81,9 +82,19 @@ static CUmodule shared_module(const unsigned *bytes, int n)
         reverse_kernel(ptx + len, cap - len, name, var);
         len += strlen(ptx + len);
     }
-    CUmodule m;
-    CU_OK(cuModuleLoadData(&m, ptx));
+    CUjit_option o[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *v[] = {log, (void *)(uintptr_t)loglen};
+    log[0] = 0;
+    CUresult r = cuModuleLoadDataEx(m, ptx, 2, o, v);
     free(ptx);
+    return r;
+}
+
+static CUmodule shared_module(const unsigned *bytes, int n)
+{
+    CUmodule m;
+    char log[1024];
+    CU_OK(load_shared_module(bytes, n, &m, log, sizeof log));
     return m;
 }
 
@@ -139,6 +150,30 @@ static void test_shared_size_per_kernel(void **state)
         CU_OK(cuCtxSynchronize());
         CU_OK(cuMemFree(out));
     }
+    CU_OK(cuModuleUnload(m));
+}
+
+/* A kernel's static .shared is limited to 48 KiB, as ptxas limits it (a
+ * GPU gives more only dynamically), counted per kernel; a block's static
+ * plus dynamic shared memory to the device's opt-in limit. */
+static void test_static_shared_limit(void **state)
+{
+    (void)state;
+    CUmodule m;
+    char log[1024];
+    const unsigned too_big[2] = {1024, 200000};
+    CU_EXPECT(CUDA_ERROR_INVALID_PTX, load_shared_module(too_big, 2, &m, log, sizeof log));
+    /* k1 begins on line 28 */
+    if (!strstr(log, ":28:17: error: kernel 'k1' uses too much shared data (200000 bytes"))
+        fail_msg("log: %s", log);
+    if (strstr(log, "'k0'"))
+        fail_msg("k0 is within the limit: %s", log);
+    const unsigned at_limit[2] = {49152, 49152}; /* 96 KiB in the module, 48 per kernel */
+    m = shared_module(at_limit, 2);
+    CUfunction f;
+    CU_OK(cuModuleGetFunction(&f, m, "k1"));
+    assert_int_equal(func_attr(f, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES), 49152);
+    expect_reversal(f, 1024);
     CU_OK(cuModuleUnload(m));
 }
 
@@ -266,6 +301,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ptx_version_is_target),
         cmocka_unit_test(test_shared_size_per_kernel),
+        cmocka_unit_test(test_static_shared_limit),
         cmocka_unit_test(test_managed_variable_pointer),
         cmocka_unit_test(test_link_library_and_object),
     };
