@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "ptxjit/ptxjit.h"
+#include "test_ctx.h"
 
 #define HEADER ".version 7.0\n.target sm_80\n.address_size 64\n"
 
@@ -212,12 +213,11 @@ static const char pitch_src[] = HEADER
     "ODD:\n  ld.global.u32 %r5, [%rd4]; sub.s32 %r5, %r5, 1; st.global.u32 [%rd6], %r5;\n"
     "DONE:\n  ret;\n}\n";
 
-static ptxjit_ctx *ctx;
 
 static const ptxjit_kernel *kernel(const char *src, const char *name, ptxjit_module **m)
 {
     char *log = NULL;
-    *m = ptxjit_load(ctx, src, strlen(src), "shapes.ptx", &log, NULL);
+    *m = ptxjit_load(test_ctx, src, strlen(src), "shapes.ptx", &log, NULL);
     if (!*m)
         fail_msg("did not load:\n%s", log ? log : "");
     const ptxjit_kernel *k = ptxjit_kernel_get(*m, name);
@@ -229,7 +229,7 @@ static void run(const ptxjit_kernel *k, uint32_t gx, uint32_t bx, uint32_t by, u
 {
     char err[512];
     ptxjit_launch_cfg cfg = {{gx, 1, 1}, {bx, by, bz}, 0, params, NULL};
-    if (ptxjit_launch(ctx, k, &cfg, err, sizeof err) != PTXJIT_OK)
+    if (ptxjit_launch(test_ctx, k, &cfg, err, sizeof err) != PTXJIT_OK)
         fail_msg("%s", err);
 }
 
@@ -482,7 +482,7 @@ static void expect_misaligned(const ptxjit_kernel *k, uint32_t bx, uint32_t by, 
 {
     char err[512] = "";
     ptxjit_launch_cfg cfg = {{1, 1, 1}, {bx, by, 1}, 0, params, NULL};
-    ptxjit_status st = ptxjit_launch(ctx, k, &cfg, err, sizeof err);
+    ptxjit_status st = ptxjit_launch(test_ctx, k, &cfg, err, sizeof err);
     if (st != PTXJIT_ERR_MISALIGNED || !strstr(err, "misaligned address") || !strstr(err, "4-byte access"))
         fail_msg("status %d (%s), want PTXJIT_ERR_MISALIGNED", (int)st, err);
 }
@@ -512,21 +512,6 @@ static void test_misaligned_shapes(void **state)
     ptxjit_module_unload(pm);
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    char err[256];
-    ctx = ptxjit_create(2, err, sizeof err);
-    return ctx ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    ptxjit_destroy(ctx);
-    return 0;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -542,5 +527,5 @@ int main(void)
         cmocka_unit_test(test_wrapping_rows),
         cmocka_unit_test(test_misaligned_shapes),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, test_ctx_setup, test_ctx_teardown);
 }

@@ -29,6 +29,7 @@
 #include <cmocka.h>
 
 #include "ptxjit/ptxjit.h"
+#include "test_ctx.h"
 
 enum { BLOCK = 64, GRID = 2, NT = BLOCK * GRID, NOUT = 4, SENT = 0xA5A5A5A5u };
 
@@ -252,7 +253,6 @@ static void model(const acase *c, uint32_t slot_addr, int32_t imm, uint32_t v, u
 
 /* ---- running ---- */
 
-static ptxjit_ctx *ctx;
 
 static uint32_t input(uint32_t g)
 {
@@ -277,7 +277,7 @@ static void run_case(void **state)
 {
     const acase *c = *state;
     char *src = module_text(c), *log = NULL;
-    ptxjit_module *m = ptxjit_load(ctx, src, strlen(src), c->name, &log, NULL);
+    ptxjit_module *m = ptxjit_load(test_ctx, src, strlen(src), c->name, &log, NULL);
     if (!m)
         fail_msg("%s does not load:\n%s\n%s", c->name, log ? log : "", src);
     free(log);
@@ -294,7 +294,7 @@ static void run_case(void **state)
         struct { uint32_t *out, *in; } p = {out, in};
         ptxjit_launch_cfg cfg = {{GRID, 1, 1}, {BLOCK, 1, 1}, 0, &p, NULL};
         char err[256];
-        if (ptxjit_launch(ctx, k, &cfg, err, sizeof err) != PTXJIT_OK)
+        if (ptxjit_launch(test_ctx, k, &cfg, err, sizeof err) != PTXJIT_OK)
             fail_msg("%s: %s", name, err);
         for (uint32_t g = 0; g < NT; g++) {
             uint32_t tid = g % BLOCK;
@@ -337,7 +337,7 @@ static void test_local_address_through_func(void **state)
 {
     (void)state;
     char *log = NULL;
-    ptxjit_module *m = ptxjit_load(ctx, func_src, strlen(func_src), "local_func.ptx", &log, NULL);
+    ptxjit_module *m = ptxjit_load(test_ctx, func_src, strlen(func_src), "local_func.ptx", &log, NULL);
     if (!m)
         fail_msg("does not load:\n%s", log ? log : "");
     free(log);
@@ -345,7 +345,7 @@ static void test_local_address_through_func(void **state)
     struct { uint32_t *out; } p = {out};
     ptxjit_launch_cfg cfg = {{1, 1, 1}, {BLOCK, 1, 1}, 0, &p, NULL};
     char err[256];
-    if (ptxjit_launch(ctx, ptxjit_kernel_get(m, "local_through_func"), &cfg, err, sizeof err) != PTXJIT_OK)
+    if (ptxjit_launch(test_ctx, ptxjit_kernel_get(m, "local_through_func"), &cfg, err, sizeof err) != PTXJIT_OK)
         fail_msg("%s", err);
     for (uint32_t t = 0; t < BLOCK; t++) /* (buf - 96) + 100 = buf + 4 */
         assert_int_equal(out[t], 3 * t);
@@ -372,21 +372,6 @@ static const acase cases[] = {
 };
 enum { NCASES = sizeof cases / sizeof cases[0] };
 
-static int setup(void **state)
-{
-    (void)state;
-    char err[256];
-    ctx = ptxjit_create(2, err, sizeof err);
-    return ctx ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    ptxjit_destroy(ctx);
-    return 0;
-}
-
 int main(void)
 {
     struct CMUnitTest tests[NCASES + 1];
@@ -394,5 +379,5 @@ int main(void)
         tests[i] = (struct CMUnitTest){cases[i].name, run_case, NULL, NULL, (void *)&cases[i]};
     tests[NCASES] = (struct CMUnitTest){"local_address_through_func", test_local_address_through_func, NULL, NULL,
                                         NULL};
-    return _cmocka_run_group_tests("address_wrap", tests, NCASES + 1, setup, teardown);
+    return _cmocka_run_group_tests("address_wrap", tests, NCASES + 1, test_ctx_setup, test_ctx_teardown);
 }

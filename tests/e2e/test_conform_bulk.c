@@ -28,16 +28,16 @@
 #include <cmocka.h>
 
 #include "ptxjit/ptxjit.h"
+#include "test_ctx.h"
 #include "test_util.h"
 
 #define HEADER ".version 8.3\n.target sm_90\n.address_size 64\n"
 
-static ptxjit_ctx *ctx;
 
 static ptxjit_module *load(const char *src)
 {
     char *log = NULL;
-    ptxjit_module *m = ptxjit_load(ctx, src, strlen(src), "bulk.ptx", &log, NULL);
+    ptxjit_module *m = ptxjit_load(test_ctx, src, strlen(src), "bulk.ptx", &log, NULL);
     if (!m)
         fail_msg("did not load:\n%s", log ? log : "");
     free(log);
@@ -50,7 +50,7 @@ static void launch(ptxjit_module *m, const char *name, uint32_t grid, uint32_t b
     const ptxjit_kernel *k = ptxjit_kernel_get(m, name);
     assert_non_null(k);
     ptxjit_launch_cfg cfg = {{grid, 1, 1}, {block, 1, 1}, 0, params, NULL};
-    if (ptxjit_launch(ctx, k, &cfg, err, sizeof err) != PTXJIT_OK)
+    if (ptxjit_launch(test_ctx, k, &cfg, err, sizeof err) != PTXJIT_OK)
         fail_msg("%s: %s", name, err);
 }
 
@@ -186,7 +186,7 @@ static void expect_misaligned(ptxjit_module *m, const char *name, const void *pa
 {
     char err[512] = "";
     ptxjit_launch_cfg cfg = {{1, 1, 1}, {64, 1, 1}, 0, params, NULL};
-    ptxjit_status st = ptxjit_launch(ctx, ptxjit_kernel_get(m, name), &cfg, err, sizeof err);
+    ptxjit_status st = ptxjit_launch(test_ctx, ptxjit_kernel_get(m, name), &cfg, err, sizeof err);
     if (st != PTXJIT_ERR_MISALIGNED || !strstr(err, what))
         fail_msg("%s: status %d (%s), want PTXJIT_ERR_MISALIGNED and '%s'", name, (int)st, err, what);
 }
@@ -232,7 +232,7 @@ static void expect_load_error(const char *body, const char *where, const char *w
                     "%s\n  ret;\n}\n",
              body);
     char *log = NULL;
-    ptxjit_module *m = ptxjit_load(ctx, src, strlen(src), "bulk.ptx", &log, NULL);
+    ptxjit_module *m = ptxjit_load(test_ctx, src, strlen(src), "bulk.ptx", &log, NULL);
     if (m)
         fail_msg("loaded: %s", body);
     if (!log || !strstr(log, where) || !strstr(log, what))
@@ -309,21 +309,6 @@ static void test_fixture_bulk_async(void **state)
     }
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    char err[256];
-    ctx = ptxjit_create(2, err, sizeof err);
-    return ctx ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    ptxjit_destroy(ctx);
-    return 0;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -333,5 +318,5 @@ int main(void)
         cmocka_unit_test(test_invalid_forms),
         cmocka_unit_test(test_fixture_bulk_async),
     };
-    return cmocka_run_group_tests_name("conform_bulk", tests, setup, teardown);
+    return cmocka_run_group_tests_name("conform_bulk", tests, test_ctx_setup, test_ctx_teardown);
 }

@@ -32,13 +32,13 @@
 
 #include "conform.h"
 #include "ptxjit/ptxjit.h"
+#include "test_ctx.h"
 #include "test_util.h"
 
 #define HEADER ".version 8.3\n.target sm_90\n.address_size 64\n"
 
 enum { BLOCK = 64, LANE_BYTES = 64, OUT_BYTES = 96, OVERLAP_LANES = 45, GRID = 4, REPS = 48 };
 
-static ptxjit_ctx *ctx;
 
 /* ---- the reference, from the ISA ---- */
 
@@ -289,7 +289,7 @@ static void kernel_text(const red_case *c, bool hint, char *buf, size_t n)
 static ptxjit_module *load(const char *src)
 {
     char *log = NULL;
-    ptxjit_module *m = ptxjit_load(ctx, src, strlen(src), "bulkred.ptx", &log, NULL);
+    ptxjit_module *m = ptxjit_load(test_ctx, src, strlen(src), "bulkred.ptx", &log, NULL);
     if (!m)
         fail_msg("did not load:\n%s\n%s", log ? log : "", src);
     free(log);
@@ -301,7 +301,7 @@ static ptxjit_status launch(ptxjit_module *m, uint32_t grid, const void *params,
     const ptxjit_kernel *k = ptxjit_kernel_get(m, "k");
     assert_non_null(k);
     ptxjit_launch_cfg cfg = {{grid, 1, 1}, {BLOCK, 1, 1}, 0, params, NULL};
-    return ptxjit_launch(ctx, k, &cfg, err, errlen);
+    return ptxjit_launch(test_ctx, k, &cfg, err, errlen);
 }
 
 typedef struct kparams {
@@ -493,7 +493,7 @@ static void check_fixture(ptxjit_module *m, const char *variant)
     ptxjit_launch_cfg cfg = {{FIX_GRID, 1, 1}, {128, 1, 1}, 0, &p1, NULL};
     const ptxjit_kernel *k = ptxjit_kernel_get(m, "reduce_tiles");
     assert_non_null(k);
-    if (ptxjit_launch(ctx, k, &cfg, err, sizeof err) != PTXJIT_OK)
+    if (ptxjit_launch(test_ctx, k, &cfg, err, sizeof err) != PTXJIT_OK)
         fail_msg("%s reduce_tiles: %s", variant, err);
     for (uint32_t i = 0; i < FIX_TILE; i++)
         if (isum[i] != iwant[i] || fsum[i] != fwant[i])
@@ -506,7 +506,7 @@ static void check_fixture(ptxjit_module *m, const char *variant)
     cfg.params = &p2;
     k = ptxjit_kernel_get(m, "reduce_shared_max");
     assert_non_null(k);
-    if (ptxjit_launch(ctx, k, &cfg, err, sizeof err) != PTXJIT_OK)
+    if (ptxjit_launch(test_ctx, k, &cfg, err, sizeof err) != PTXJIT_OK)
         fail_msg("%s reduce_shared_max: %s", variant, err);
     for (uint32_t i = 0; i < FIX_GRID * FIX_TILE; i++) {
         int32_t x = (int32_t)in[i], y = (int32_t)(in[i] ^ 0x80000000u);
@@ -534,21 +534,6 @@ static void test_fixture_bulk_reduce(void **state)
     }
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    char err[256];
-    ctx = ptxjit_create(2, err, sizeof err);
-    return ctx ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    ptxjit_destroy(ctx);
-    return 0;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -559,5 +544,5 @@ int main(void)
         cmocka_unit_test(test_invalid_forms),
         cmocka_unit_test(test_fixture_bulk_reduce),
     };
-    return cmocka_run_group_tests_name("conform_bulk_reduce", tests, setup, teardown);
+    return cmocka_run_group_tests_name("conform_bulk_reduce", tests, test_ctx_setup, test_ctx_teardown);
 }

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "ptxjit/ptxjit.h"
+#include "test_ctx.h"
 #include "test_util.h"
 
 static const char *const VARIANTS[] = {"sm_80", "sm_90", "sm_75", "clang.sm_80"};
@@ -102,7 +103,6 @@ static void gemm_ref(gemm *g, int sparse)
         }
 }
 
-static ptxjit_ctx *ctx;
 
 static ptxjit_module *load_variant(const char *variant)
 {
@@ -112,7 +112,7 @@ static ptxjit_module *load_variant(const char *variant)
     char *src = tu_read_file(path, &len), *log = NULL;
     if (!src)
         fail_msg("cannot read %s", path);
-    ptxjit_module *m = ptxjit_load(ctx, src, len, path, &log, NULL);
+    ptxjit_module *m = ptxjit_load(test_ctx, src, len, path, &log, NULL);
     free(src);
     if (!m)
         fail_msg("%s does not load: %s", path, log ? log : "?");
@@ -139,7 +139,7 @@ static void run(const char *variant, const char *kernel, int M, int N, int K, ui
     memcpy(params + n, extra, sizeof extra);
     ptxjit_launch_cfg cfg = {{(uint32_t)N / 16, (uint32_t)M / 32, 1}, {128, 1, 1}, 0, params, NULL};
     char err[256];
-    ptxjit_status st = ptxjit_launch(ctx, k, &cfg, err, sizeof err);
+    ptxjit_status st = ptxjit_launch(test_ctx, k, &cfg, err, sizeof err);
     if (st != PTXJIT_OK)
         fail_msg("%s %s: launch failed: %s", variant, kernel, err);
     for (int i = 0; i < M * N; i++)
@@ -168,26 +168,11 @@ static void test_gemm_sparse(void **state)
         run(VARIANTS[v], "mma_gemm_sparse", 64, 32, 64, 3);
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    char err[256];
-    ctx = ptxjit_create(2, err, sizeof err);
-    return ctx ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    ptxjit_destroy(ctx);
-    return 0;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gemm),
         cmocka_unit_test(test_gemm_sparse),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, test_ctx_setup, test_ctx_teardown);
 }

@@ -26,9 +26,9 @@
 #include <cmocka.h>
 
 #include "ptxjit/ptxjit.h"
+#include "test_ctx.h"
 #include "test_util.h"
 
-static ptxjit_ctx *ctx;
 
 enum { NMODES = 5 };
 static const char *const MODE_TEXT[NMODES] = {"", ".rn", ".rz", ".rm", ".rp"};
@@ -151,7 +151,7 @@ static void reg_list(text *t, char c, unsigned n)
 static ptxjit_module *load(const text *t, const char *name)
 {
     char *log = NULL;
-    ptxjit_module *m = ptxjit_load(ctx, t->s, t->n, name, &log, NULL);
+    ptxjit_module *m = ptxjit_load(test_ctx, t->s, t->n, name, &log, NULL);
     if (!m)
         fail_msg("%s did not load:\n%s", name, log ? log : "");
     free(log);
@@ -167,7 +167,7 @@ static void launch(ptxjit_module *m, const char *kernel, void *const *ptrs, unsi
     memcpy(params, ptrs, nptrs * sizeof *ptrs);
     ptxjit_launch_cfg cfg = {{1, 1, 1}, {32, 1, 1}, 0, params, NULL};
     char err[512] = "";
-    if (ptxjit_launch(ctx, k, &cfg, err, sizeof err) != PTXJIT_OK)
+    if (ptxjit_launch(test_ctx, k, &cfg, err, sizeof err) != PTXJIT_OK)
         fail_msg("%s: launch failed: %s", kernel, err);
 }
 
@@ -352,21 +352,6 @@ static void test_wmma_f64_rounding(void **state)
     ptxjit_module_unload(mod);
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    char err[256];
-    ctx = ptxjit_create(2, err, sizeof err);
-    return ctx ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    ptxjit_destroy(ctx);
-    return 0;
-}
-
 /* The reference needs a libm whose fma honours the rounding mode (glibc's
  * does); elsewhere the test is skipped (exit 77). */
 static bool fma_rounds_per_mode(void)
@@ -388,5 +373,5 @@ int main(void)
         cmocka_unit_test(test_mma_f64_rounding),
         cmocka_unit_test(test_wmma_f64_rounding),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, test_ctx_setup, test_ctx_teardown);
 }

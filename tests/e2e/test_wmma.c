@@ -21,9 +21,9 @@
 #include <cmocka.h>
 
 #include "ptxjit/ptxjit.h"
+#include "test_ctx.h"
 #include "test_util.h"
 
-static ptxjit_ctx *ctx;
 
 typedef struct params {
     uint8_t b[256];
@@ -43,7 +43,7 @@ static void p_f32(params *p, float v) { p_raw(p, &v, 4); }
 static ptxjit_module *load_text(const char *src, size_t len, const char *name)
 {
     char *log = NULL;
-    ptxjit_module *m = ptxjit_load(ctx, src, len, name, &log, NULL);
+    ptxjit_module *m = ptxjit_load(test_ctx, src, len, name, &log, NULL);
     if (!m)
         fail_msg("%s did not load:\n%s", name, log ? log : "");
     free(log);
@@ -87,7 +87,7 @@ static ptxjit_status launch(ptxjit_module *m, const char *kernel, uint32_t gx, u
         fail_msg("no kernel %s", kernel);
     ptxjit_launch_cfg cfg = {{gx, gy, 1}, {block, 1, 1}, 0, p->b, NULL};
     err[0] = 0;
-    return ptxjit_launch(ctx, k, &cfg, err, errlen);
+    return ptxjit_launch(test_ctx, k, &cfg, err, errlen);
 }
 
 static void run(ptxjit_module *m, const char *kernel, uint32_t gx, uint32_t gy, uint32_t block, const params *p)
@@ -453,21 +453,6 @@ static void test_fault_and_empty_guard(void **s)
     ptxjit_module_unload(m);
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    char err[256];
-    ctx = ptxjit_create(2, err, sizeof err);
-    return ctx ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    ptxjit_destroy(ctx);
-    return 0;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -477,5 +462,5 @@ int main(void)
         cmocka_unit_test(test_wmma_gemm_sm75),     cmocka_unit_test(test_shared_generic_default_stride),
         cmocka_unit_test(test_fault_and_empty_guard),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, test_ctx_setup, test_ctx_teardown);
 }
