@@ -9,8 +9,9 @@
  * an out-of-memory error instead.  The estimate is per PTX statement,
  * about twice what straight-line integer code was measured to take with
  * LLVM 19 (lowering, optimization and code generation of 45,000
- * statements: ~1.6 KiB each); instructions that expand much further (the
- * tensor-core forms) can still take more.  Without a limit the system's
+ * statements: ~1.6 KiB each), tensor-core forms weighted by what they
+ * expand to (weight()); other instructions that expand further can still
+ * take more.  Without a limit the system's
  * overcommit decides, as for any process. */
 #include "memory_budget.h"
 
@@ -22,13 +23,36 @@
 #define BYTES_PER_STATEMENT ((uint64_t)3 << 10)
 #define BYTES_FIXED ((uint64_t)16 << 20) /* an LLVM context, passes, the target machine */
 
+/* Statements a statement counts as: the tensor-core products expand to
+ * whole matrix products (an mma.sync m16n8k16 took ~175 KiB to compile,
+ * about 110 straight-line statements), the fragment moves to shuffles. */
+static uint64_t weight(const ptx_stmt *s)
+{
+    if (s->kind != PTX_STMT_INSTR)
+        return 1;
+    switch (s->instr->op) {
+    case PTX_OP_MMA:
+    case PTX_OP_WMMA_MMA:
+        return 128;
+    case PTX_OP_WMMA_LOAD:
+    case PTX_OP_WMMA_STORE:
+    case PTX_OP_LDMATRIX:
+    case PTX_OP_STMATRIX:
+    case PTX_OP_MOVMATRIX:
+        return 16;
+    default:
+        return 1;
+    }
+}
+
 uint64_t memory_budget_statements(const ptx_module *m, const char *kernel)
 {
     uint64_t n = 0;
     for (uint32_t i = 0; i < m->nitems; i++) {
         const ptx_func *f = m->items[i].kind == PTX_ITEM_FUNC ? m->items[i].func : NULL;
         if (f && (!kernel || !f->is_entry || !strcmp(f->name, kernel)))
-            n += f->nbody;
+            for (uint32_t k = 0; k < f->nbody; k++)
+                n += weight(&f->body[k]);
     }
     return n;
 }
