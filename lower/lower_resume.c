@@ -174,7 +174,7 @@ void resume_exit(fn *F)
 }
 
 /* A barrier the CTA loop may complete itself: bar.sync with a constant id
- * and no thread count. */
+ * (one of the CTA's 16) and no thread count. */
 static int32_t wait_code(LLVMValueRef id, LLVMValueRef threads, LLVMValueRef op)
 {
     if (!LLVMIsAConstantInt(id) || !LLVMIsAConstantInt(threads) || !LLVMIsAConstantInt(op))
@@ -187,8 +187,8 @@ static int32_t wait_code(LLVMValueRef id, LLVMValueRef threads, LLVMValueRef op)
 
 /* A barrier the warp waits at: record it, move the block's lanes past it
  * (converged: all pending lanes are in mask, the others exited, so the
- * lanes stand for the pc vector), save and return.  Ends the current LLVM
- * block. */
+ * lanes stand for the pc vector), save, and on to the next warp or back
+ * to the runtime.  Ends the current LLVM block. */
 static void wait_at(fn *F, const ptx_instr *in, LLVMValueRef mask, LLVMValueRef id, LLVMValueRef threads,
                     LLVMValueRef op, LLVMValueRef value, bool converged)
 {
