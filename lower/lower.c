@@ -89,30 +89,27 @@ LLVMValueRef load_field(fn *F, LLVMValueRef base, uint32_t offset, LLVMTypeRef t
     return LLVMBuildLoad2(L->b, t, p, "");
 }
 
-/* Runs body(lane) for each lane in mask, in lane order (a scalar loop). */
+/* Runs body(lane) for each lane in mask, in lane order (a scalar loop
+ * over the set bits: no test per inactive lane). */
 void for_each_lane(fn *F, LLVMValueRef mask, lane_fn body, void *ctx)
 {
     lw *L = F->L;
+    LLVMTypeRef i32t = L->i32;
     LLVMValueRef bits = mask_bits(F, mask);
     LLVMBasicBlockRef pre = LLVMGetInsertBlock(L->b);
     LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "lane.loop");
-    LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "lane.run");
-    LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "lane.next");
     LLVMBasicBlockRef out = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "lane.done");
-    LLVMBuildBr(L->b, loop);
+    LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntNE, bits, const_i32(L, 0), ""), loop, out);
     LLVMPositionBuilderAtEnd(L->b, loop);
-    LLVMValueRef i = LLVMBuildPhi(L->b, L->i32, "lane");
-    LLVMValueRef bit = LLVMBuildAnd(L->b, LLVMBuildLShr(L->b, bits, i, ""), const_i32(L, 1), "");
-    LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntNE, bit, const_i32(L, 0), ""), run, next);
-    LLVMPositionBuilderAtEnd(L->b, run);
+    LLVMValueRef left = LLVMBuildPhi(L->b, L->i32, "lanes.left");
+    LLVMValueRef i = call_intrinsic(L, "llvm.cttz", &i32t, 1, (LLVMValueRef[]){left, LLVMConstInt(L->i1, 1, false)}, 2);
     body(F, i, ctx);
-    LLVMBuildBr(L->b, next);
-    LLVMPositionBuilderAtEnd(L->b, next);
-    LLVMValueRef i1 = LLVMBuildAdd(L->b, i, const_i32(L, 1), "");
-    LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntULT, i1, const_i32(L, W), ""), loop, out);
-    LLVMValueRef vals[2] = {const_i32(L, 0), i1};
-    LLVMBasicBlockRef from[2] = {pre, next};
-    LLVMAddIncoming(i, vals, from, 2);
+    LLVMValueRef rest = LLVMBuildAnd(L->b, left, LLVMBuildSub(L->b, left, const_i32(L, 1), ""), "");
+    LLVMBasicBlockRef end = LLVMGetInsertBlock(L->b);
+    LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntNE, rest, const_i32(L, 0), ""), loop, out);
+    LLVMValueRef vals[2] = {bits, rest};
+    LLVMBasicBlockRef from[2] = {pre, end};
+    LLVMAddIncoming(left, vals, from, 2);
     LLVMPositionBuilderAtEnd(L->b, out);
 }
 
