@@ -411,13 +411,11 @@ static bool body_waits_for_warps(const ptx_func *f)
     return false;
 }
 
-/* Kernel k's warps may wait for each other: in its body or in any .func
- * of the module (it may call them, also through pointers); the other
- * kernels' barriers are theirs alone. */
-static bool kernel_waits_for_warps(const ptx_module *m, const ptx_func *k)
+/* Some .func of the module waits for warps: any kernel may call it (also
+ * through pointers), so every kernel's warps may wait; otherwise a kernel's
+ * own body decides, the other kernels' barriers being theirs alone. */
+static bool funcs_wait_for_warps(const ptx_module *m)
 {
-    if (body_waits_for_warps(k))
-        return true;
     for (uint32_t i = 0; i < m->nitems; i++) {
         const ptx_func *f = m->items[i].func;
         if (m->items[i].kind == PTX_ITEM_FUNC && !f->is_entry && body_waits_for_warps(f))
@@ -900,10 +898,12 @@ uint32_t lower_module(const ptx_module *m, LLVMContextRef ctx, LLVMTargetMachine
     uint32_t dyn_off = (L.static_smem + L.dyn_smem_align - 1) & ~(L.dyn_smem_align - 1);
     if (dyn)
         LLVMSetInitializer(dyn, const_i64(&L, dyn_off));
+    bool funcs_wait = funcs_wait_for_warps(m);
     for (uint32_t i = 0; i < out->nkernels; i++) {
-        out->kernels[i].static_smem = shared_bytes(m, out->kernels[i].func);
-        out->kernels[i].dyn_smem_align = L.dyn_smem_align;
-        out->kernels[i].uses_barriers = !out->kernels[i].frame_size && kernel_waits_for_warps(m, out->kernels[i].func);
+        lower_kernel *k = &out->kernels[i];
+        k->static_smem = shared_bytes(m, k->func);
+        k->dyn_smem_align = L.dyn_smem_align;
+        k->uses_barriers = !k->frame_size && (funcs_wait || body_waits_for_warps(k->func));
     }
     char *msg = NULL;
     if (!L.errors && !L.opts.skip_verify &&
