@@ -470,6 +470,37 @@ static void store_halves(fn *F, LLVMValueRef addrs, LLVMValueRef v, LLVMValueRef
     masked_store(F, hi_addrs, LLVMBuildTrunc(L->b, LLVMBuildLShr(L->b, v, sixty_four, ""), half, ""), 8, mask);
 }
 
+/* Grid-stride loops step each warp's loads a page or more apart (the
+ * grid's width): a CPU's prefetchers stay within a page, and the warps of
+ * a CTA run one after another rather than side by side as on a GPU, so
+ * every step waits for memory.  Each load site keeps the address it read
+ * last; a step of 4 KiB to 64 MiB prefetches four steps ahead (elsewhere
+ * the prefetch is of the address being read, which costs nothing). */
+enum { PREFETCH_STEPS = 4, PREFETCH_MIN_STEP = 4096, PREFETCH_MAX_STEP = 1 << 26 };
+
+static void prefetch_ahead(fn *F, LLVMValueRef addrs)
+{
+    lw *L = F->L;
+    LLVMValueRef last = entry_alloca(F, L->i64, "last.addr");
+    LLVMBuilderRef b = LLVMCreateBuilderInContext(L->ctx);
+    LLVMPositionBuilderBefore(b, F->alloca_ip);
+    LLVMBuildStore(b, const_i64(L, 0), last);
+    LLVMDisposeBuilder(b);
+    LLVMValueRef a = first_address(F, addrs);
+    LLVMValueRef step = LLVMBuildSub(L->b, a, LLVMBuildLoad2(L->b, L->i64, last, ""), "");
+    LLVMBuildStore(L->b, a, last);
+    LLVMValueRef wide = LLVMBuildICmp(L->b, LLVMIntULE, LLVMBuildAdd(L->b, step, const_i64(L, PREFETCH_MAX_STEP), ""),
+                                      const_i64(L, 2 * PREFETCH_MAX_STEP), "");
+    LLVMValueRef near = LLVMBuildICmp(L->b, LLVMIntULT, LLVMBuildAdd(L->b, step, const_i64(L, PREFETCH_MIN_STEP), ""),
+                                      const_i64(L, 2 * PREFETCH_MIN_STEP), "");
+    LLVMValueRef ahead = LLVMBuildAdd(L->b, a, LLVMBuildMul(L->b, step, const_i64(L, PREFETCH_STEPS), ""), "");
+    LLVMValueRef target = LLVMBuildSelect(L->b, LLVMBuildAnd(L->b, wide, LLVMBuildNot(L->b, near, ""), ""), ahead, a, "");
+    LLVMTypeRef pt = L->ptr;
+    LLVMValueRef args[4] = {LLVMBuildIntToPtr(L->b, target, L->ptr, ""), const_i32(L, 0), const_i32(L, 3),
+                            const_i32(L, 1)};
+    call_intrinsic(L, "llvm.prefetch", &pt, 1, args, 4);
+}
+
 static void lower_ld(fn *F, const ptx_instr *in, LLVMValueRef mask)
 {
     if (in->mod[PTX_CAT_SPACE] == PTX_SPACE_PARAM && lower_kernel_param_load(F, in, mask))
@@ -479,6 +510,9 @@ static void lower_ld(fn *F, const ptx_instr *in, LLVMValueRef mask)
     uint32_t n = vec_count(in), size = ptx_type_size(t);
     LLVMValueRef addrs = address_of(F, in, &in->opds[1], in->mod[PTX_CAT_SPACE]);
     check_alignment(F, in, addrs, mask, n * size);
+    uint8_t space = in->mod[PTX_CAT_SPACE];
+    if (space == PTX_SPACE_GLOBAL || space == 0)
+        prefetch_ahead(F, addrs);
     for (uint32_t k = 0; k < n; k++) {
         LLVMValueRef ak = k ? LLVMBuildAdd(L->b, addrs, splat(L, const_i64(L, k * size)), "") : addrs;
         LLVMValueRef v = size == 16 ? load_halves(F, ak, mask) : masked_load(F, ak, storage_int(L, t), size, mask);

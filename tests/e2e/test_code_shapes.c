@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -213,6 +215,37 @@ static const char pitch_src[] = HEADER
     "ODD:\n  ld.global.u32 %r5, [%rd4]; sub.s32 %r5, %r5, 1; st.global.u32 [%rd6], %r5;\n"
     "DONE:\n  ret;\n}\n";
 
+
+/* Grid-stride loops, whose loads prefetch a few steps ahead once their
+ * step is a page or more: out[g] = sum of in[g + j * stride] over j while
+ * in range (stride = the grid's threads), and the same with a barrier in
+ * each step (n a multiple of the stride: every thread steps as often). */
+static const char stride_src[] = HEADER
+    ".visible .entry grid_sum(.param .u64 in, .param .u64 out, .param .u32 n)\n{\n"
+    "  .reg .pred %p<3>; .reg .b32 %r<12>; .reg .f32 %f<4>; .reg .b64 %rd<8>;\n"
+    "  ld.param.u64 %rd1, [in]; ld.param.u64 %rd2, [out]; ld.param.u32 %r1, [n];\n"
+    "  mov.u32 %r2, %ctaid.x; mov.u32 %r3, %ntid.x; mov.u32 %r4, %tid.x; mad.lo.s32 %r5, %r2, %r3, %r4;\n"
+    "  mov.u32 %r6, %nctaid.x; mul.lo.s32 %r7, %r6, %r3; mov.f32 %f1, 0f00000000; mov.u32 %r8, %r5;\n"
+    "  setp.ge.u32 %p1, %r8, %r1; @%p1 bra DONE;\n"
+    "LOOP:\n"
+    "  mul.wide.u32 %rd3, %r8, 4; add.s64 %rd4, %rd1, %rd3; ld.global.f32 %f2, [%rd4]; add.f32 %f1, %f1, %f2;\n"
+    "  add.s32 %r8, %r8, %r7; setp.lt.u32 %p2, %r8, %r1; @%p2 bra LOOP;\n"
+    "DONE:\n"
+    "  mul.wide.u32 %rd5, %r5, 4; add.s64 %rd6, %rd2, %rd5; st.global.f32 [%rd6], %f1;\n"
+    "  ret;\n}\n"
+    ".visible .entry grid_sum_bar(.param .u64 in, .param .u64 out, .param .u32 n)\n{\n"
+    "  .reg .pred %p<3>; .reg .b32 %r<12>; .reg .f32 %f<4>; .reg .b64 %rd<8>;\n"
+    "  .shared .align 4 .b8 sh[4096];\n"
+    "  ld.param.u64 %rd1, [in]; ld.param.u64 %rd2, [out]; ld.param.u32 %r1, [n];\n"
+    "  mov.u32 %r2, %ctaid.x; mov.u32 %r3, %ntid.x; mov.u32 %r4, %tid.x; mad.lo.s32 %r5, %r2, %r3, %r4;\n"
+    "  mov.u32 %r6, %nctaid.x; mul.lo.s32 %r7, %r6, %r3; mov.f32 %f1, 0f00000000; mov.u32 %r8, %r5;\n"
+    "  mov.u32 %r9, sh; shl.b32 %r10, %r4, 2; add.s32 %r9, %r9, %r10;\n"
+    "LOOP:\n"
+    "  mul.wide.u32 %rd3, %r8, 4; add.s64 %rd4, %rd1, %rd3; ld.global.f32 %f2, [%rd4];\n"
+    "  st.shared.f32 [%r9], %f2; bar.sync 0; ld.shared.f32 %f3, [%r9]; add.f32 %f1, %f1, %f3; bar.sync 0;\n"
+    "  add.s32 %r8, %r8, %r7; setp.lt.u32 %p2, %r8, %r1; @%p2 bra LOOP;\n"
+    "  mul.wide.u32 %rd5, %r5, 4; add.s64 %rd6, %rd2, %rd5; st.global.f32 [%rd6], %f1;\n"
+    "  ret;\n}\n";
 
 static const ptxjit_kernel *kernel(const char *src, const char *name, ptxjit_module **m)
 {
@@ -512,6 +545,40 @@ static void test_misaligned_shapes(void **state)
     ptxjit_module_unload(pm);
 }
 
+/* The loads' prefetches run ahead of the data, past the end of the
+ * buffer into pages that are not mapped: prefetches do not fault, the
+ * sums are exact (small integers). */
+static void test_grid_stride_prefetch(void **state)
+{
+    (void)state;
+    enum { BLOCKS = 8, THREADS = 128, STEPS = 16, N = BLOCKS * THREADS * STEPS };
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), len = N * sizeof(float), map = len + 16 * page;
+    char *region = mmap(NULL, map, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(region != MAP_FAILED);
+    assert_int_equal(mprotect(region + len, map - len, PROT_NONE), 0); /* the buffer ends at a hole */
+    float *in = (float *)region, out[BLOCKS * THREADS];
+    for (uint32_t i = 0; i < N; i++)
+        in[i] = (float)(i % 13);
+    ptxjit_module *m;
+    static const char *const names[] = {"grid_sum", "grid_sum_bar"};
+    for (int v = 0; v < 2; v++) {
+        const ptxjit_kernel *k = kernel(stride_src, names[v], &m);
+        for (uint32_t n = v ? N : N - 5; n <= N; n += 5) {
+            struct { float *in, *out; uint32_t n; } p = {in, out, n};
+            run(k, BLOCKS, THREADS, 1, 1, &p);
+            for (uint32_t g = 0; g < BLOCKS * THREADS; g++) {
+                float want = 0;
+                for (uint32_t i = g; i < n; i += BLOCKS * THREADS)
+                    want += in[i];
+                if (out[g] != want)
+                    fail_msg("%s, n %u: out[%u] = %g, want %g", names[v], n, g, out[g], want);
+            }
+        }
+        ptxjit_module_unload(m);
+    }
+    munmap(region, map);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -526,6 +593,7 @@ int main(void)
         cmocka_unit_test(test_pitched_rows),
         cmocka_unit_test(test_wrapping_rows),
         cmocka_unit_test(test_misaligned_shapes),
+        cmocka_unit_test(test_grid_stride_prefetch),
     };
     return cmocka_run_group_tests(tests, test_ctx_setup, test_ctx_teardown);
 }
