@@ -27,6 +27,7 @@ typedef struct atom_op {
     bool shared, generic;
     LLVMTypeRef it;           /* the element as an integer */
     LLVMValueRef addrs;       /* <32 x i64> (in the lane loop: its spill slot) */
+    LLVMValueRef window, offs; /* shared: addrs as window + <32 x i32> offsets (the loop spills offs), or NULL */
     LLVMValueRef b[8], c;     /* operands, <32 x iN> per element (likewise) */
     LLVMValueRef out[8];      /* per-lane results (atom), <32 x iN> allocas */
     LLVMValueRef win_end;     /* generic f32 add: end of the shared window (i64) */
@@ -350,7 +351,8 @@ static void atom_lane(fn *F, LLVMValueRef lane, void *ctx)
     lw *L = F->L;
     atom_op *o = ctx;
     LLVMBuilderRef b = L->b;
-    LLVMValueRef base = lane_of(F, o->addrs, L->i64, lane);
+    LLVMValueRef base = o->offs ? LLVMBuildAdd(b, o->window, LLVMBuildZExt(b, lane_of(F, o->offs, L->i32, lane), L->i64, ""), "")
+                                : lane_of(F, o->addrs, L->i64, lane);
     for (uint32_t k = 0; k < o->nvec; k++) {
         LLVMValueRef addr = k ? LLVMBuildAdd(b, base, const_i64(L, (uint64_t)k * o->size), "") : base;
         LLVMValueRef p = LLVMBuildIntToPtr(b, addr, L->ptr, "");
@@ -365,7 +367,10 @@ static void atom_lane(fn *F, LLVMValueRef lane, void *ctx)
 static void lanes_in_order(fn *F, atom_op *o, LLVMValueRef mask)
 {
     atom_op spilled = *o;
-    spilled.addrs = spill(F, o->addrs);
+    if (o->offs)
+        spilled.offs = spill(F, o->offs);
+    else
+        spilled.addrs = spill(F, o->addrs);
     for (uint32_t k = 0; k < o->nvec; k++)
         spilled.b[k] = spill(F, o->b[k]);
     if (o->c)
@@ -444,11 +449,13 @@ bool lower_atomic(fn *F, const ptx_instr *in, LLVMValueRef mask)
         o.win_end = LLVMBuildAdd(L->b, dyn_smem_offset(L), LLVMBuildZExt(L->b, dyn, L->i64, ""), "");
     }
     read_operands(F, &o);
+    if (o.shared && !window_offsets(o.addrs, &o.window, &o.offs))
+        o.window = o.offs = NULL;
     if (can_aggregate(&o)) {
         LLVMBasicBlockRef one = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "atom.warp");
         LLVMBasicBlockRef each = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "atom.lanes");
         LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "atom.join");
-        LLVMBuildCondBr(L->b, lanes_share_address(F, o.addrs, mask), one, each);
+        LLVMBuildCondBr(L->b, lanes_share_address(F, o.offs ? o.offs : o.addrs, mask), one, each);
         LLVMPositionBuilderAtEnd(L->b, one);
         atomic_aggregate(F, &o, o.red, ptx_type_class(o.t) == 'S', o.addrs, o.b[0], o.out[0], mask);
         LLVMBuildBr(L->b, join);

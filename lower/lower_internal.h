@@ -201,6 +201,9 @@ LLVMValueRef atomic_rmw_at(fn *F, const struct atom_op *o, LLVMValueRef addr, LL
 void atomic_bulk_reduce(fn *F, uint8_t red, ptx_type t, bool shared, LLVMValueRef dst, LLVMValueRef src,
                         LLVMValueRef n);
 /* lower_aggregate.c: the warp-aggregated form (see there). */
+/* addrs = splat(window) + zext(off): a shared access's window base (i64)
+ * and 32-bit offsets, as address_of builds them. */
+bool window_offsets(LLVMValueRef addrs, LLVMValueRef *window, LLVMValueRef *off);
 LLVMValueRef lanes_share_address(fn *F, LLVMValueRef addrs, LLVMValueRef mask);
 void atomic_aggregate(fn *F, const struct atom_op *o, uint8_t red, bool is_signed, LLVMValueRef addrs,
                       LLVMValueRef v, LLVMValueRef out, LLVMValueRef mask);

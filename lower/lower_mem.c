@@ -220,7 +220,7 @@ LLVMValueRef address_of(fn *F, const ptx_instr *in, const ptx_operand *a, uint8_
  * window plus 32-bit offsets, splat(window) + zext(off).  The run-time
  * tests then compare 32-bit lanes (half the vector work), and lane 0's
  * address is a scalar sum. */
-static bool window_offsets(LLVMValueRef addrs, LLVMValueRef *window, LLVMValueRef *off)
+bool window_offsets(LLVMValueRef addrs, LLVMValueRef *window, LLVMValueRef *off)
 {
     if (!LLVMIsAInstruction(addrs) || LLVMGetInstructionOpcode(addrs) != LLVMAdd)
         return false;
