@@ -91,6 +91,7 @@ typedef struct fn {
     LLVMValueRef shared_base;    /* CTA shared window */
     LLVMValueRef local_top;      /* i64: the warp's stack top, lazily (32-bit .local addresses) */
     LLVMValueRef alloca_ip;      /* allocas go before this in the entry block */
+    LLVMValueRef prefetch;       /* the global load being lowered: its prefetch slot (lower_mem.c), or NULL */
     LLVMValueRef carry;          /* carry flag of add.cc/addc chains, <32 x i1>, lazily */
     uint32_t ntid[3];            /* the block shape, when known at compile time (else 0) */
     bool resumable;              /* barriers return to the runtime (lower_resume.c) */
@@ -165,6 +166,8 @@ LLVMValueRef dyn_smem_offset(lw *L);   /* i64: where dynamic shared memory start
 void shape_branch(fn *F, LLVMValueRef addrs, LLVMValueRef mask, LLVMBasicBlockRef known,
                   LLVMBasicBlockRef runtime);
 LLVMValueRef shape_load(fn *F, LLVMValueRef addrs, LLVMTypeRef elem, uint32_t align, LLVMValueRef mask);
+/* A global load's prefetch (lower_mem.c): `last` is its site's slot, a lane 0's address (i64). */
+void prefetch_ahead(lw *L, LLVMValueRef last, LLVMValueRef a);
 void shape_store(fn *F, LLVMValueRef addrs, LLVMValueRef val, uint32_t align, LLVMValueRef mask);
 void lower_shapes(lw *L, LLVMTargetMachineRef tm);
 /* i1: some active lane's address may be misaligned (a placeholder that
@@ -371,6 +374,7 @@ bool reg_live_in(fn *F, uint32_t block, const ptx_var *v, uint32_t elem);
  * written for every lane, and recomputed after a wait instead of saved. */
 void analyze_remat(fn *F);
 bool reg_is_remat(fn *F, const ptx_var *v, uint32_t elem);
+const ptx_instr *remat_def_of(fn *F, const ptx_operand *o);
 bool instr_defines_remat(fn *F, const ptx_instr *in);
 bool instr_writes_opaque(const ptx_instr *in); /* operand 0 may be read and written */
 bool pure_def(fn *F, const ptx_instr *in);    /* depends on its operands only */

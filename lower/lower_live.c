@@ -479,6 +479,18 @@ bool reg_is_remat(fn *F, const ptx_var *v, uint32_t elem)
     return ri && elem < ri->n && ri->remat[elem];
 }
 
+/* The one definition of a rematerialized register operand (through its
+ * forwarded copy), or NULL. */
+const ptx_instr *remat_def_of(fn *F, const ptx_operand *o)
+{
+    o = forwarded(F, o);
+    if (!is_reg_opd(o))
+        return NULL;
+    reg_info *ri = ptrmap_get(&F->live, o->var);
+    uint32_t k = reg_elem(o);
+    return ri && k < ri->n && ri->remat[k] ? ri->def[k] : NULL;
+}
+
 /* The defining instruction of a rematerialized register operand 0 of in. */
 bool instr_defines_remat(fn *F, const ptx_instr *in)
 {

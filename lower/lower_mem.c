@@ -148,6 +148,36 @@ static bool is_shared(uint8_t space)
  * variable's offset and a bare [imm] in a 32-bit space wrap modulo 2^32
  * (nvcc keeps bases such as buf - 64 * tid that are "negative" as 32-bit
  * values), a 64-bit register modulo 2^64.  <32 x i32> or <32 x i64>. */
+/* An address register that is a pure function of each lane's immutable
+ * values (lower_live.c's rematerialization) is computed again at the
+ * access, its operands first.  Read through the divergence dispatcher's
+ * phis, its address shape (lower_shape.c) would be checked lane by lane
+ * at run time; computed here, LLVM merges it with the original where
+ * that dominates and the shape keeps its scalar guards.  Lowering a pure
+ * definition again writes, in every lane, the value each lane that reads
+ * the register computed. */
+enum { RECOMPUTE_BUDGET = 24 };
+
+static void recompute(fn *F, const ptx_operand *o, unsigned *budget)
+{
+    const ptx_instr *d = remat_def_of(F, o);
+    if (!d || !*budget)
+        return;
+    (*budget)--;
+    for (uint32_t i = 1; i < d->nopds; i++)
+        recompute(F, &d->opds[i], budget);
+    lower_instr(F, d);
+}
+
+static void recompute_address(fn *F, const ptx_operand *base)
+{
+    unsigned budget = RECOMPUTE_BUDGET;
+    LLVMValueRef mask = F->mask;
+    F->mask = LLVMConstAllOnes(vec_of(F->L->i1));
+    recompute(F, base, &budget);
+    F->mask = mask;
+}
+
 static LLVMValueRef base_plus_imm(fn *F, const ptx_instr *in, const ptx_operand *a, bool narrow_space)
 {
     lw *L = F->L;
@@ -156,6 +186,7 @@ static LLVMValueRef base_plus_imm(fn *F, const ptx_instr *in, const ptx_operand 
     if (!b) {
         v = splat(L, narrow_space ? const_i32(L, 0) : const_i64(L, 0));
     } else if (b->var && b->var->space == PTX_SP_REG) {
+        recompute_address(F, b);
         v = read_opd(F, b, ptx_type_size(b->var->type) <= 4 ? PTX_TYPE_U32 : PTX_TYPE_U64, false);
     } else {
         v = var_address(F, b, in->loc);
@@ -307,6 +338,8 @@ static LLVMValueRef classified_load(fn *F, LLVMValueRef addrs, LLVMTypeRef elem,
     LLVMBasicBlockRef fast = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "ld.vec");
     LLVMBasicBlockRef slow = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "ld.gather");
     LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "ld.join");
+    if (F->prefetch)
+        prefetch_ahead(L, F->prefetch, first_address(F, addrs));
     /* consecutive first: the common case */
     LLVMBuildCondBr(L->b, is_contiguous(F, addrs, align), fast, vary);
     LLVMPositionBuilderAtEnd(L->b, vary);
@@ -455,6 +488,7 @@ static LLVMValueRef load_halves(fn *F, LLVMValueRef addrs, LLVMValueRef mask)
     LLVMTypeRef wide = vec_of(LLVMInt128TypeInContext(L->ctx));
     LLVMValueRef hi_addrs = LLVMBuildAdd(L->b, addrs, splat(L, const_i64(L, 8)), "");
     LLVMValueRef lo = LLVMBuildZExt(L->b, masked_load(F, addrs, L->i64, 8, mask), wide, "");
+    F->prefetch = NULL; /* one prefetch for both halves */
     LLVMValueRef hi = LLVMBuildZExt(L->b, masked_load(F, hi_addrs, L->i64, 8, mask), wide, "");
     LLVMValueRef sixty_four = splat(L, LLVMConstInt(LLVMInt128TypeInContext(L->ctx), 64, false));
     return LLVMBuildOr(L->b, lo, LLVMBuildShl(L->b, hi, sixty_four, ""), "");
@@ -473,12 +507,14 @@ static void store_halves(fn *F, LLVMValueRef addrs, LLVMValueRef v, LLVMValueRef
 /* Grid-stride loops step each warp's loads a page or more apart (the
  * grid's width): a CPU's prefetchers stay within a page, and the warps of
  * a CTA run one after another rather than side by side as on a GPU, so
- * every step waits for memory.  Each load site keeps the address it read
- * last; a step of 4 KiB to 64 MiB prefetches four steps ahead (elsewhere
- * the prefetch is of the address being read, which costs nothing). */
+ * every step waits for memory.  Each global load site keeps the address it
+ * read last (a slot from prefetch_slot); a step of 4 KiB to 64 MiB
+ * prefetches four steps ahead (otherwise the prefetch is of the address
+ * being read, which costs nothing).  The address is lane 0's as a scalar:
+ * the known-shape path has it without the address vector. */
 enum { PREFETCH_STEPS = 4, PREFETCH_MIN_STEP = 4096, PREFETCH_MAX_STEP = 1 << 26 };
 
-static void prefetch_ahead(fn *F, LLVMValueRef addrs)
+static LLVMValueRef prefetch_slot(fn *F)
 {
     lw *L = F->L;
     LLVMValueRef last = entry_alloca(F, L->i64, "last.addr");
@@ -486,7 +522,11 @@ static void prefetch_ahead(fn *F, LLVMValueRef addrs)
     LLVMPositionBuilderBefore(b, F->alloca_ip);
     LLVMBuildStore(b, const_i64(L, 0), last);
     LLVMDisposeBuilder(b);
-    LLVMValueRef a = first_address(F, addrs);
+    return last;
+}
+
+void prefetch_ahead(lw *L, LLVMValueRef last, LLVMValueRef a)
+{
     LLVMValueRef step = LLVMBuildSub(L->b, a, LLVMBuildLoad2(L->b, L->i64, last, ""), "");
     LLVMBuildStore(L->b, a, last);
     LLVMValueRef wide = LLVMBuildICmp(L->b, LLVMIntULE, LLVMBuildAdd(L->b, step, const_i64(L, PREFETCH_MAX_STEP), ""),
@@ -511,14 +551,15 @@ static void lower_ld(fn *F, const ptx_instr *in, LLVMValueRef mask)
     LLVMValueRef addrs = address_of(F, in, &in->opds[1], in->mod[PTX_CAT_SPACE]);
     check_alignment(F, in, addrs, mask, n * size);
     uint8_t space = in->mod[PTX_CAT_SPACE];
-    if (space == PTX_SPACE_GLOBAL || space == 0)
-        prefetch_ahead(F, addrs);
+    F->prefetch = space == PTX_SPACE_GLOBAL || space == 0 ? prefetch_slot(F) : NULL;
     for (uint32_t k = 0; k < n; k++) {
         LLVMValueRef ak = k ? LLVMBuildAdd(L->b, addrs, splat(L, const_i64(L, k * size)), "") : addrs;
         LLVMValueRef v = size == 16 ? load_halves(F, ak, mask) : masked_load(F, ak, storage_int(L, t), size, mask);
         const ptx_operand *d = n > 1 ? &in->opds[0].elems[k] : &in->opds[0];
         write_reg(F, d, to_type(F, v, t, t, false), t, ptx_type_class(t) == 'S', mask);
+        F->prefetch = NULL; /* the first element's address stands for the access */
     }
+    F->prefetch = NULL;
 }
 
 static void lower_st(fn *F, const ptx_instr *in, LLVMValueRef mask)

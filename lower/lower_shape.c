@@ -70,10 +70,10 @@ void shape_branch(fn *F, LLVMValueRef addrs, LLVMValueRef mask, LLVMBasicBlockRe
 LLVMValueRef shape_load(fn *F, LLVMValueRef addrs, LLVMTypeRef elem, uint32_t align, LLVMValueRef mask)
 {
     lw *L = F->L;
-    LLVMTypeRef p[3] = {vec_of(L->i64), vec_of(L->i1), L->i32};
-    LLVMValueRef f = placeholder(L, SHAPE_LOAD, vec_of(elem), p, 3, elem);
-    LLVMValueRef args[3] = {addrs, mask, const_i32(L, align)};
-    return call(L, f, args, 3);
+    LLVMTypeRef p[4] = {vec_of(L->i64), vec_of(L->i1), L->i32, L->ptr};
+    LLVMValueRef f = placeholder(L, SHAPE_LOAD, vec_of(elem), p, 4, elem);
+    LLVMValueRef args[4] = {addrs, mask, const_i32(L, align), F->prefetch ? F->prefetch : LLVMConstNull(L->ptr)};
+    return call(L, f, args, 4);
 }
 
 void shape_store(fn *F, LLVMValueRef addrs, LLVMValueRef val, uint32_t align, LLVMValueRef mask)
@@ -995,7 +995,7 @@ static LLVMValueRef place(lw *L, LLVMValueRef acc, LLVMValueRef part, const run 
 /* A known shape's load: its runs (equal runs loaded once), else a gather
  * without the run-time tests. */
 static LLVMValueRef known_load(lw *L, const shape *s, LLVMValueRef addrs, LLVMValueRef mask, uint32_t align,
-                               LLVMTypeRef vt)
+                               LLVMTypeRef vt, LLVMValueRef prefetch)
 {
     LLVMTypeRef elem = LLVMGetElementType(vt);
     run r[MAX_RUNS + 1];
@@ -1009,6 +1009,8 @@ static LLVMValueRef known_load(lw *L, const shape *s, LLVMValueRef addrs, LLVMVa
      * once, under the union of their lanes */
     LLVMValueRef sx = shape_sym(L, s);
     LLVMValueRef base = lane0_value(L, addrs, s->off, s->k, sx, 64, shape_lane(L, s, mask));
+    if (!LLVMIsNull(prefetch))
+        prefetch_ahead(L, prefetch, base);
     LLVMValueRef acc = LLVMGetPoison(vt), parts[MAX_RUNS];
     for (unsigned i = 0; i < nr; i++) {
         unsigned j = 0;
@@ -1112,7 +1114,8 @@ static void emit_known(analysis *A, const shape *s, LLVMValueRef c)
     LLVMPositionBuilderBefore(L->b, c);
     if (name_starts(LLVMGetCalledValue(c), SHAPE_LOAD)) {
         uint32_t align = (uint32_t)LLVMConstIntGetZExtValue(LLVMGetOperand(c, 2));
-        LLVMValueRef v = known_load(L, s, LLVMGetOperand(c, 0), LLVMGetOperand(c, 1), align, LLVMTypeOf(c));
+        LLVMValueRef v = known_load(L, s, LLVMGetOperand(c, 0), LLVMGetOperand(c, 1), align, LLVMTypeOf(c),
+                                    LLVMGetOperand(c, 3));
         LLVMReplaceAllUsesWith(c, v);
     } else {
         uint32_t align = (uint32_t)LLVMConstIntGetZExtValue(LLVMGetOperand(c, 3));
