@@ -510,9 +510,12 @@ static void store_halves(fn *F, LLVMValueRef addrs, LLVMValueRef v, LLVMValueRef
  * every step waits for memory.  Each global load site keeps the address it
  * read last (a slot from prefetch_slot); a step of 4 KiB to 64 MiB
  * prefetches four steps ahead (otherwise the prefetch is of the address
- * being read, which costs nothing).  The address is lane 0's as a scalar:
- * the known-shape path has it without the address vector. */
-enum { PREFETCH_STEPS = 4, PREFETCH_MIN_STEP = 4096, PREFETCH_MAX_STEP = 1 << 26 };
+ * being read, which costs nothing).  A second prefetch reads four lines
+ * along: CTAs tiling rows (2D blocks, transposes) read each row 64-128
+ * bytes after the CTA before them, more rows at once than the CPU's
+ * stream prefetchers track.  The address is lane 0's as a scalar: the
+ * known-shape path has it without the address vector. */
+enum { PREFETCH_STEPS = 4, PREFETCH_MIN_STEP = 4096, PREFETCH_MAX_STEP = 1 << 26, PREFETCH_ALONG = 256 };
 
 static LLVMValueRef prefetch_slot(fn *F)
 {
@@ -538,6 +541,8 @@ void prefetch_ahead(lw *L, LLVMValueRef last, LLVMValueRef a)
     LLVMTypeRef pt = L->ptr;
     LLVMValueRef args[4] = {LLVMBuildIntToPtr(L->b, target, L->ptr, ""), const_i32(L, 0), const_i32(L, 3),
                             const_i32(L, 1)};
+    call_intrinsic(L, "llvm.prefetch", &pt, 1, args, 4);
+    args[0] = LLVMBuildIntToPtr(L->b, LLVMBuildAdd(L->b, a, const_i64(L, PREFETCH_ALONG), ""), L->ptr, "");
     call_intrinsic(L, "llvm.prefetch", &pt, 1, args, 4);
 }
 
