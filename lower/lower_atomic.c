@@ -364,6 +364,29 @@ static void atom_lane(fn *F, LLVMValueRef lane, void *ctx)
     }
 }
 
+static bool can_aggregate(const atom_op *o);
+
+/* Every lane active: the 32 read-modify-writes one after another, lane
+ * numbers constant (no lane search), for shared integer operations whose
+ * body is a load, an operation and a store (a histogram's bins). */
+static void all_lanes(fn *F, atom_op *o, LLVMValueRef mask)
+{
+    lw *L = F->L;
+    LLVMBasicBlockRef full = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "atom.all");
+    LLVMBasicBlockRef some = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "atom.some");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "atom.done");
+    LLVMValueRef bits = mask_bits(F, mask);
+    LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntEQ, bits, const_i32(L, UINT32_MAX), ""), full, some);
+    LLVMPositionBuilderAtEnd(L->b, full);
+    for (uint32_t l = 0; l < W; l++)
+        atom_lane(F, const_i32(L, l), o);
+    LLVMBuildBr(L->b, done);
+    LLVMPositionBuilderAtEnd(L->b, some);
+    for_each_lane(F, mask, atom_lane, o);
+    LLVMBuildBr(L->b, done);
+    LLVMPositionBuilderAtEnd(L->b, done);
+}
+
 static void lanes_in_order(fn *F, atom_op *o, LLVMValueRef mask)
 {
     atom_op spilled = *o;
@@ -375,7 +398,10 @@ static void lanes_in_order(fn *F, atom_op *o, LLVMValueRef mask)
         spilled.b[k] = spill(F, o->b[k]);
     if (o->c)
         spilled.c = spill(F, o->c);
-    for_each_lane(F, mask, atom_lane, &spilled);
+    if (o->shared && can_aggregate(o))
+        all_lanes(F, &spilled, mask);
+    else
+        for_each_lane(F, mask, atom_lane, &spilled);
 }
 
 /* Integer add, and, or, xor, min, max: one RMW for the warp when every

@@ -247,6 +247,27 @@ static const char stride_src[] = HEADER
     "  mul.wide.u32 %rd5, %r5, 4; add.s64 %rd6, %rd2, %rd5; st.global.f32 [%rd6], %f1;\n"
     "  ret;\n}\n";
 
+/* Shared atomics of a whole warp on a few bins: each lane's old value is
+ * the bin's after the lanes below it (lane order), with every lane active
+ * and with odd lanes off.  out[32 c + t] = t's old value in CTA c,
+ * out[64 + 4 c + b] = bin b at the end. */
+static const char bins_src[] = HEADER
+    ".visible .entry bins(.param .u64 out, .param .u32 odd_off)\n{\n"
+    "  .reg .pred %p<4>; .reg .b32 %r<16>; .reg .b64 %rd<8>;\n"
+    "  .shared .align 4 .b8 b[16];\n"
+    "  ld.param.u64 %rd1, [out]; ld.param.u32 %r1, [odd_off];\n"
+    "  mov.u32 %r2, %tid.x; mov.u32 %r3, %ctaid.x; mov.u32 %r4, b;\n"
+    "  setp.lt.u32 %p1, %r2, 4; shl.b32 %r5, %r2, 2; add.s32 %r6, %r4, %r5; mov.u32 %r7, 0;\n"
+    "  @%p1 st.shared.u32 [%r6], %r7; bar.sync 0;\n"
+    "  rem.u32 %r8, %r2, 3; shl.b32 %r8, %r8, 2; add.s32 %r8, %r4, %r8; add.s32 %r9, %r2, 1;\n"
+    "  and.b32 %r10, %r2, %r1; setp.eq.u32 %p2, %r10, 0; mov.u32 %r11, 12345;\n"
+    "  @%p2 atom.shared.add.u32 %r11, [%r8], %r9;\n"
+    "  shl.b32 %r12, %r3, 5; add.s32 %r12, %r12, %r2; mul.wide.u32 %rd2, %r12, 4; add.s64 %rd3, %rd1, %rd2;\n"
+    "  st.global.u32 [%rd3], %r11; bar.sync 0;\n"
+    "  @!%p1 bra DONE; ld.shared.u32 %r13, [%r6]; shl.b32 %r14, %r3, 2; add.s32 %r14, %r14, %r2; add.s32 %r14, %r14, 64;\n"
+    "  mul.wide.u32 %rd4, %r14, 4; add.s64 %rd5, %rd1, %rd4; st.global.u32 [%rd5], %r13;\n"
+    "DONE:\n  ret;\n}\n";
+
 static const ptxjit_kernel *kernel(const char *src, const char *name, ptxjit_module **m)
 {
     char *log = NULL;
@@ -579,6 +600,34 @@ static void test_grid_stride_prefetch(void **state)
     munmap(region, map);
 }
 
+static void test_shared_atomics_lane_order(void **state)
+{
+    (void)state;
+    ptxjit_module *m;
+    const ptxjit_kernel *k = kernel(bins_src, "bins", &m);
+    for (uint32_t odd_off = 0; odd_off < 2; odd_off++) {
+        uint32_t out[72], want[72] = {0};
+        for (uint32_t c = 0; c < 2; c++) {
+            uint32_t bin[4] = {0};
+            for (uint32_t t = 0; t < 32; t++) {
+                if (t & odd_off) {
+                    want[32 * c + t] = 12345;
+                    continue;
+                }
+                want[32 * c + t] = bin[t % 3];
+                bin[t % 3] += t + 1;
+            }
+            memcpy(&want[64 + 4 * c], bin, sizeof bin);
+        }
+        struct { uint32_t *out; uint32_t odd_off; } p = {out, odd_off};
+        run(k, 2, 32, 1, 1, &p);
+        for (uint32_t i = 0; i < 72; i++)
+            if (out[i] != want[i])
+                fail_msg("odd lanes off %u: out[%u] = %u, want %u", odd_off, i, out[i], want[i]);
+    }
+    ptxjit_module_unload(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -594,6 +643,7 @@ int main(void)
         cmocka_unit_test(test_wrapping_rows),
         cmocka_unit_test(test_misaligned_shapes),
         cmocka_unit_test(test_grid_stride_prefetch),
+        cmocka_unit_test(test_shared_atomics_lane_order),
     };
     return cmocka_run_group_tests(tests, test_ctx_setup, test_ctx_teardown);
 }
