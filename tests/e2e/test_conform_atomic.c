@@ -512,7 +512,7 @@ typedef struct scenario {
 static const scenario scenarios[] = {
     {P_DISTINCT, A_MOST, 0, 0}, {P_DISTINCT, A_RANDOM, 1, 1}, {P_SAME, A_ALL, 0, 0},
     {P_SAME, A_RANDOM, 1, 0},   {P_GROUPS, A_RANDOM, 0, 0},   {P_SAME, A_ODD, 1, 1},
-    {P_GROUPS, A_ALL, 0, 1},
+    {P_GROUPS, A_ALL, 0, 1},    {P_GROUPS, A_ALL, 0, 0},
 };
 
 typedef struct run {
