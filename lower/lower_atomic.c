@@ -351,8 +351,11 @@ static void atom_lane(fn *F, LLVMValueRef lane, void *ctx)
     lw *L = F->L;
     atom_op *o = ctx;
     LLVMBuilderRef b = L->b;
-    LLVMValueRef base = o->offs ? LLVMBuildAdd(b, o->window, LLVMBuildZExt(b, lane_of(F, o->offs, L->i32, lane), L->i64, ""), "")
-                                : lane_of(F, o->addrs, L->i64, lane);
+    LLVMValueRef base;
+    if (o->offs) /* shared: the window plus the lane's 32-bit offset */
+        base = LLVMBuildAdd(b, o->window, LLVMBuildZExt(b, lane_of(F, o->offs, L->i32, lane), L->i64, ""), "");
+    else
+        base = lane_of(F, o->addrs, L->i64, lane);
     for (uint32_t k = 0; k < o->nvec; k++) {
         LLVMValueRef addr = k ? LLVMBuildAdd(b, base, const_i64(L, (uint64_t)k * o->size), "") : base;
         LLVMValueRef p = LLVMBuildIntToPtr(b, addr, L->ptr, "");

@@ -91,7 +91,9 @@ typedef struct fn {
     LLVMValueRef shared_base;    /* CTA shared window */
     LLVMValueRef local_top;      /* i64: the warp's stack top, lazily (32-bit .local addresses) */
     LLVMValueRef alloca_ip;      /* allocas go before this in the entry block */
-    LLVMValueRef prefetch;       /* the global load being lowered: its prefetch slot (lower_mem.c), or NULL */
+    bool prefetching;            /* a global load being lowered: it prefetches (lower_mem.c) */
+    LLVMValueRef prefetch;       /* and its site's slot for strides, or NULL */
+    uint32_t stride_sites;       /* slots made so far */
     LLVMValueRef carry;          /* carry flag of add.cc/addc chains, <32 x i1>, lazily */
     uint32_t ntid[3];            /* the block shape, when known at compile time (else 0) */
     bool resumable;              /* barriers return to the runtime (lower_resume.c) */
@@ -166,7 +168,8 @@ LLVMValueRef dyn_smem_offset(lw *L);   /* i64: where dynamic shared memory start
 void shape_branch(fn *F, LLVMValueRef addrs, LLVMValueRef mask, LLVMBasicBlockRef known,
                   LLVMBasicBlockRef runtime);
 LLVMValueRef shape_load(fn *F, LLVMValueRef addrs, LLVMTypeRef elem, uint32_t align, LLVMValueRef mask);
-/* A global load's prefetch (lower_mem.c): `last` is its site's slot, a lane 0's address (i64). */
+/* A global load's prefetch (lower_mem.c): `last` is its site's slot (or
+ * NULL: none), a lane 0's address (i64). */
 void prefetch_ahead(lw *L, LLVMValueRef last, LLVMValueRef a);
 void shape_store(fn *F, LLVMValueRef addrs, LLVMValueRef val, uint32_t align, LLVMValueRef mask);
 void lower_shapes(lw *L, LLVMTargetMachineRef tm);

@@ -338,7 +338,7 @@ static LLVMValueRef classified_load(fn *F, LLVMValueRef addrs, LLVMTypeRef elem,
     LLVMBasicBlockRef fast = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "ld.vec");
     LLVMBasicBlockRef slow = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "ld.gather");
     LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "ld.join");
-    if (F->prefetch)
+    if (F->prefetching)
         prefetch_ahead(L, F->prefetch, first_address(F, addrs));
     /* consecutive first: the common case */
     LLVMBuildCondBr(L->b, is_contiguous(F, addrs, align), fast, vary);
@@ -488,7 +488,7 @@ static LLVMValueRef load_halves(fn *F, LLVMValueRef addrs, LLVMValueRef mask)
     LLVMTypeRef wide = vec_of(LLVMInt128TypeInContext(L->ctx));
     LLVMValueRef hi_addrs = LLVMBuildAdd(L->b, addrs, splat(L, const_i64(L, 8)), "");
     LLVMValueRef lo = LLVMBuildZExt(L->b, masked_load(F, addrs, L->i64, 8, mask), wide, "");
-    F->prefetch = NULL; /* one prefetch for both halves */
+    F->prefetching = false; /* one prefetch for both halves */
     LLVMValueRef hi = LLVMBuildZExt(L->b, masked_load(F, hi_addrs, L->i64, 8, mask), wide, "");
     LLVMValueRef sixty_four = splat(L, LLVMConstInt(LLVMInt128TypeInContext(L->ctx), 64, false));
     return LLVMBuildOr(L->b, lo, LLVMBuildShl(L->b, hi, sixty_four, ""), "");
@@ -507,19 +507,26 @@ static void store_halves(fn *F, LLVMValueRef addrs, LLVMValueRef v, LLVMValueRef
 /* Grid-stride loops step each warp's loads a page or more apart (the
  * grid's width): a CPU's prefetchers stay within a page, and the warps of
  * a CTA run one after another rather than side by side as on a GPU, so
- * every step waits for memory.  Each global load site keeps the address it
- * read last (a slot from prefetch_slot); a step of 4 KiB to 64 MiB
- * prefetches four steps ahead (otherwise the prefetch is of the address
- * being read, which costs nothing).  A second prefetch reads four lines
+ * every step waits for memory.  Each global load site in a loop or a CTA
+ * loop keeps the address it read last (prefetch_slot); a step of 4 KiB to
+ * 64 MiB prefetches four steps ahead (otherwise the prefetch is of the
+ * address being read, which costs nothing).  A second prefetch reads four lines
  * along: CTAs tiling rows (2D blocks, transposes) read each row 64-128
  * bytes after the CTA before them, more rows at once than the CPU's
  * stream prefetchers track.  The address is lane 0's as a scalar: the
  * known-shape path has it without the address vector. */
-enum { PREFETCH_STEPS = 4, PREFETCH_MIN_STEP = 4096, PREFETCH_MAX_STEP = 1 << 26, PREFETCH_ALONG = 256 };
+enum { PREFETCH_STEPS = 4, PREFETCH_MIN_STEP = 4096, PREFETCH_MAX_STEP = 1 << 26, PREFETCH_ALONG = 256,
+       MAX_STRIDE_SITES = 16 };
 
 static LLVMValueRef prefetch_slot(fn *F)
 {
     lw *L = F->L;
+    /* a site runs again for the same warp in a loop, and for the next warp
+     * in a resumable kernel's CTA loop; elsewhere its slot would hold 0.
+     * At most MAX_STRIDE_SITES per function: the rest prefetch along */
+    if ((!F->may_repeat[F->cur_block] && !F->warp_top) || F->stride_sites >= MAX_STRIDE_SITES)
+        return NULL;
+    F->stride_sites++;
     LLVMValueRef last = entry_alloca(F, L->i64, "last.addr");
     LLVMBuilderRef b = LLVMCreateBuilderInContext(L->ctx);
     LLVMPositionBuilderBefore(b, F->alloca_ip);
@@ -530,19 +537,29 @@ static LLVMValueRef prefetch_slot(fn *F)
 
 void prefetch_ahead(lw *L, LLVMValueRef last, LLVMValueRef a)
 {
-    LLVMValueRef step = LLVMBuildSub(L->b, a, LLVMBuildLoad2(L->b, L->i64, last, ""), "");
-    LLVMBuildStore(L->b, a, last);
+    LLVMTypeRef pt = L->ptr;
+    LLVMValueRef next = LLVMBuildAdd(L->b, a, const_i64(L, PREFETCH_ALONG), "");
+    LLVMValueRef along[4] = {LLVMBuildIntToPtr(L->b, next, L->ptr, ""), const_i32(L, 0), const_i32(L, 3),
+                             const_i32(L, 1)};
+    call_intrinsic(L, "llvm.prefetch", &pt, 1, along, 4);
+    if (!last || LLVMIsNull(last))
+        return;
+    /* the slot stays in memory (volatile): promoted to SSA it would be a phi
+     * in every block of the dispatcher's loops, which LLVM's SLP vectorizer
+     * took minutes over in large modules */
+    LLVMValueRef prev = LLVMBuildLoad2(L->b, L->i64, last, "");
+    LLVMSetVolatile(prev, true);
+    LLVMValueRef step = LLVMBuildSub(L->b, a, prev, "");
+    LLVMSetVolatile(LLVMBuildStore(L->b, a, last), true);
     LLVMValueRef wide = LLVMBuildICmp(L->b, LLVMIntULE, LLVMBuildAdd(L->b, step, const_i64(L, PREFETCH_MAX_STEP), ""),
                                       const_i64(L, 2 * PREFETCH_MAX_STEP), "");
     LLVMValueRef near = LLVMBuildICmp(L->b, LLVMIntULT, LLVMBuildAdd(L->b, step, const_i64(L, PREFETCH_MIN_STEP), ""),
                                       const_i64(L, 2 * PREFETCH_MIN_STEP), "");
     LLVMValueRef ahead = LLVMBuildAdd(L->b, a, LLVMBuildMul(L->b, step, const_i64(L, PREFETCH_STEPS), ""), "");
-    LLVMValueRef target = LLVMBuildSelect(L->b, LLVMBuildAnd(L->b, wide, LLVMBuildNot(L->b, near, ""), ""), ahead, a, "");
-    LLVMTypeRef pt = L->ptr;
+    LLVMValueRef strided = LLVMBuildAnd(L->b, wide, LLVMBuildNot(L->b, near, ""), "");
+    LLVMValueRef target = LLVMBuildSelect(L->b, strided, ahead, a, "");
     LLVMValueRef args[4] = {LLVMBuildIntToPtr(L->b, target, L->ptr, ""), const_i32(L, 0), const_i32(L, 3),
                             const_i32(L, 1)};
-    call_intrinsic(L, "llvm.prefetch", &pt, 1, args, 4);
-    args[0] = LLVMBuildIntToPtr(L->b, LLVMBuildAdd(L->b, a, const_i64(L, PREFETCH_ALONG), ""), L->ptr, "");
     call_intrinsic(L, "llvm.prefetch", &pt, 1, args, 4);
 }
 
@@ -556,15 +573,16 @@ static void lower_ld(fn *F, const ptx_instr *in, LLVMValueRef mask)
     LLVMValueRef addrs = address_of(F, in, &in->opds[1], in->mod[PTX_CAT_SPACE]);
     check_alignment(F, in, addrs, mask, n * size);
     uint8_t space = in->mod[PTX_CAT_SPACE];
-    F->prefetch = space == PTX_SPACE_GLOBAL || space == 0 ? prefetch_slot(F) : NULL;
+    F->prefetching = space == PTX_SPACE_GLOBAL || space == 0;
+    F->prefetch = F->prefetching ? prefetch_slot(F) : NULL;
     for (uint32_t k = 0; k < n; k++) {
         LLVMValueRef ak = k ? LLVMBuildAdd(L->b, addrs, splat(L, const_i64(L, k * size)), "") : addrs;
         LLVMValueRef v = size == 16 ? load_halves(F, ak, mask) : masked_load(F, ak, storage_int(L, t), size, mask);
         const ptx_operand *d = n > 1 ? &in->opds[0].elems[k] : &in->opds[0];
         write_reg(F, d, to_type(F, v, t, t, false), t, ptx_type_class(t) == 'S', mask);
-        F->prefetch = NULL; /* the first element's address stands for the access */
+        F->prefetching = false; /* the first element's address stands for the access */
     }
-    F->prefetch = NULL;
+    F->prefetching = false;
 }
 
 static void lower_st(fn *F, const ptx_instr *in, LLVMValueRef mask)

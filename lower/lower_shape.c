@@ -70,10 +70,11 @@ void shape_branch(fn *F, LLVMValueRef addrs, LLVMValueRef mask, LLVMBasicBlockRe
 LLVMValueRef shape_load(fn *F, LLVMValueRef addrs, LLVMTypeRef elem, uint32_t align, LLVMValueRef mask)
 {
     lw *L = F->L;
-    LLVMTypeRef p[4] = {vec_of(L->i64), vec_of(L->i1), L->i32, L->ptr};
-    LLVMValueRef f = placeholder(L, SHAPE_LOAD, vec_of(elem), p, 4, elem);
-    LLVMValueRef args[4] = {addrs, mask, const_i32(L, align), F->prefetch ? F->prefetch : LLVMConstNull(L->ptr)};
-    return call(L, f, args, 4);
+    LLVMTypeRef p[5] = {vec_of(L->i64), vec_of(L->i1), L->i32, L->ptr, L->i1};
+    LLVMValueRef f = placeholder(L, SHAPE_LOAD, vec_of(elem), p, 5, elem);
+    LLVMValueRef args[5] = {addrs, mask, const_i32(L, align), F->prefetch ? F->prefetch : LLVMConstNull(L->ptr),
+                            LLVMConstInt(L->i1, F->prefetching, false)};
+    return call(L, f, args, 5);
 }
 
 void shape_store(fn *F, LLVMValueRef addrs, LLVMValueRef val, uint32_t align, LLVMValueRef mask)
@@ -995,7 +996,7 @@ static LLVMValueRef place(lw *L, LLVMValueRef acc, LLVMValueRef part, const run 
 /* A known shape's load: its runs (equal runs loaded once), else a gather
  * without the run-time tests. */
 static LLVMValueRef known_load(lw *L, const shape *s, LLVMValueRef addrs, LLVMValueRef mask, uint32_t align,
-                               LLVMTypeRef vt, LLVMValueRef prefetch)
+                               LLVMTypeRef vt, LLVMValueRef prefetch, bool prefetching)
 {
     LLVMTypeRef elem = LLVMGetElementType(vt);
     run r[MAX_RUNS + 1];
@@ -1009,7 +1010,7 @@ static LLVMValueRef known_load(lw *L, const shape *s, LLVMValueRef addrs, LLVMVa
      * once, under the union of their lanes */
     LLVMValueRef sx = shape_sym(L, s);
     LLVMValueRef base = lane0_value(L, addrs, s->off, s->k, sx, 64, shape_lane(L, s, mask));
-    if (!LLVMIsNull(prefetch))
+    if (prefetching)
         prefetch_ahead(L, prefetch, base);
     LLVMValueRef acc = LLVMGetPoison(vt), parts[MAX_RUNS];
     for (unsigned i = 0; i < nr; i++) {
@@ -1115,7 +1116,7 @@ static void emit_known(analysis *A, const shape *s, LLVMValueRef c)
     if (name_starts(LLVMGetCalledValue(c), SHAPE_LOAD)) {
         uint32_t align = (uint32_t)LLVMConstIntGetZExtValue(LLVMGetOperand(c, 2));
         LLVMValueRef v = known_load(L, s, LLVMGetOperand(c, 0), LLVMGetOperand(c, 1), align, LLVMTypeOf(c),
-                                    LLVMGetOperand(c, 3));
+                                    LLVMGetOperand(c, 3), !LLVMIsNull(LLVMGetOperand(c, 4)));
         LLVMReplaceAllUsesWith(c, v);
     } else {
         uint32_t align = (uint32_t)LLVMConstIntGetZExtValue(LLVMGetOperand(c, 3));
