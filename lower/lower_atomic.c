@@ -367,7 +367,20 @@ static void atom_lane(fn *F, LLVMValueRef lane, void *ctx)
     }
 }
 
-static bool can_aggregate(const atom_op *o);
+/* Integer add, and, or, xor, min, max: one RMW for the warp when every
+ * active lane hits one address. */
+static bool can_aggregate(const atom_op *o)
+{
+    if (o->nvec != 1 || ptx_type_class(o->t) == 'F' || o->size < 4)
+        return false;
+    switch (o->red) {
+    case PTX_RED_ADD: case PTX_RED_AND: case PTX_RED_OR: case PTX_RED_XOR:
+    case PTX_RED_MIN: case PTX_RED_MAX:
+        return true;
+    default:
+        return false;
+    }
+}
 
 /* Every lane active: the 32 read-modify-writes one after another, lane
  * numbers constant (no lane search), for shared integer operations whose
@@ -405,21 +418,6 @@ static void lanes_in_order(fn *F, atom_op *o, LLVMValueRef mask)
         all_lanes(F, &spilled, mask);
     else
         for_each_lane(F, mask, atom_lane, &spilled);
-}
-
-/* Integer add, and, or, xor, min, max: one RMW for the warp when every
- * active lane hits one address. */
-static bool can_aggregate(const atom_op *o)
-{
-    if (o->nvec != 1 || ptx_type_class(o->t) == 'F' || o->size < 4)
-        return false;
-    switch (o->red) {
-    case PTX_RED_ADD: case PTX_RED_AND: case PTX_RED_OR: case PTX_RED_XOR:
-    case PTX_RED_MIN: case PTX_RED_MAX:
-        return true;
-    default:
-        return false;
-    }
 }
 
 /* Reads b (each element of a vector form) and c (cas) as raw bits. */

@@ -143,11 +143,6 @@ static bool is_shared(uint8_t space)
            space == PTX_SPACE_SHARED_CLUSTER;
 }
 
-/* The base of an [..] operand plus its immediate, added in the base's
- * width as the ISA's address arithmetic is: a 32-bit register, a shared
- * variable's offset and a bare [imm] in a 32-bit space wrap modulo 2^32
- * (nvcc keeps bases such as buf - 64 * tid that are "negative" as 32-bit
- * values), a 64-bit register modulo 2^64.  <32 x i32> or <32 x i64>. */
 /* An address register that is a pure function of each lane's immutable
  * values (lower_live.c's rematerialization) is computed again at the
  * access, its operands first.  Read through the divergence dispatcher's
@@ -178,6 +173,11 @@ static void recompute_address(fn *F, const ptx_operand *base)
     F->mask = mask;
 }
 
+/* The base of an [..] operand plus its immediate, added in the base's
+ * width as the ISA's address arithmetic is: a 32-bit register, a shared
+ * variable's offset and a bare [imm] in a 32-bit space wrap modulo 2^32
+ * (nvcc keeps bases such as buf - 64 * tid that are "negative" as 32-bit
+ * values), a 64-bit register modulo 2^64.  <32 x i32> or <32 x i64>. */
 static LLVMValueRef base_plus_imm(fn *F, const ptx_instr *in, const ptx_operand *a, bool narrow_space)
 {
     lw *L = F->L;
@@ -510,11 +510,11 @@ static void store_halves(fn *F, LLVMValueRef addrs, LLVMValueRef v, LLVMValueRef
  * every step waits for memory.  Each global load site in a loop or a CTA
  * loop keeps the address it read last (prefetch_slot); a step of 4 KiB to
  * 64 MiB prefetches four steps ahead (otherwise the prefetch is of the
- * address being read, which costs nothing).  A second prefetch reads four lines
- * along: CTAs tiling rows (2D blocks, transposes) read each row 64-128
- * bytes after the CTA before them, more rows at once than the CPU's
- * stream prefetchers track.  The address is lane 0's as a scalar: the
- * known-shape path has it without the address vector. */
+ * address being read, which costs nothing).  Every load also prefetches
+ * four lines along: CTAs tiling rows (2D blocks, transposes) read each row
+ * 64-128 bytes after the CTA before them, more rows at once than the
+ * CPU's stream prefetchers track.  The address is lane 0's as a scalar:
+ * the known-shape path has it without the address vector. */
 enum { PREFETCH_STEPS = 4, PREFETCH_MIN_STEP = 4096, PREFETCH_MAX_STEP = 1 << 26, PREFETCH_ALONG = 256,
        MAX_STRIDE_SITES = 16 };
 
@@ -535,13 +535,17 @@ static LLVMValueRef prefetch_slot(fn *F)
     return last;
 }
 
-void prefetch_ahead(lw *L, LLVMValueRef last, LLVMValueRef a)
+/* A read prefetch of the line holding address a (i64) into every cache level. */
+static void prefetch_line(lw *L, LLVMValueRef a)
 {
     LLVMTypeRef pt = L->ptr;
-    LLVMValueRef next = LLVMBuildAdd(L->b, a, const_i64(L, PREFETCH_ALONG), "");
-    LLVMValueRef along[4] = {LLVMBuildIntToPtr(L->b, next, L->ptr, ""), const_i32(L, 0), const_i32(L, 3),
-                             const_i32(L, 1)};
-    call_intrinsic(L, "llvm.prefetch", &pt, 1, along, 4);
+    LLVMValueRef args[4] = {LLVMBuildIntToPtr(L->b, a, L->ptr, ""), const_i32(L, 0), const_i32(L, 3), const_i32(L, 1)};
+    call_intrinsic(L, "llvm.prefetch", &pt, 1, args, 4);
+}
+
+void prefetch_ahead(lw *L, LLVMValueRef last, LLVMValueRef a)
+{
+    prefetch_line(L, LLVMBuildAdd(L->b, a, const_i64(L, PREFETCH_ALONG), ""));
     if (!last || LLVMIsNull(last))
         return;
     /* the slot stays in memory (volatile): promoted to SSA it would be a phi
@@ -557,10 +561,7 @@ void prefetch_ahead(lw *L, LLVMValueRef last, LLVMValueRef a)
                                       const_i64(L, 2 * PREFETCH_MIN_STEP), "");
     LLVMValueRef ahead = LLVMBuildAdd(L->b, a, LLVMBuildMul(L->b, step, const_i64(L, PREFETCH_STEPS), ""), "");
     LLVMValueRef strided = LLVMBuildAnd(L->b, wide, LLVMBuildNot(L->b, near, ""), "");
-    LLVMValueRef target = LLVMBuildSelect(L->b, strided, ahead, a, "");
-    LLVMValueRef args[4] = {LLVMBuildIntToPtr(L->b, target, L->ptr, ""), const_i32(L, 0), const_i32(L, 3),
-                            const_i32(L, 1)};
-    call_intrinsic(L, "llvm.prefetch", &pt, 1, args, 4);
+    prefetch_line(L, LLVMBuildSelect(L->b, strided, ahead, a, ""));
 }
 
 static void lower_ld(fn *F, const ptx_instr *in, LLVMValueRef mask)
@@ -582,7 +583,6 @@ static void lower_ld(fn *F, const ptx_instr *in, LLVMValueRef mask)
         write_reg(F, d, to_type(F, v, t, t, false), t, ptx_type_class(t) == 'S', mask);
         F->prefetching = false; /* the first element's address stands for the access */
     }
-    F->prefetching = false;
 }
 
 static void lower_st(fn *F, const ptx_instr *in, LLVMValueRef mask)
