@@ -86,7 +86,12 @@ LLVMValueRef load_field(fn *F, LLVMValueRef base, uint32_t offset, LLVMTypeRef t
     lw *L = F->L;
     LLVMValueRef idx = const_i64(L, offset);
     LLVMValueRef p = LLVMBuildGEP2(L->b, L->i8, base, &idx, 1, "");
-    return LLVMBuildLoad2(L->b, t, p, "");
+    LLVMValueRef v = LLVMBuildLoad2(L->b, t, p, "");
+    /* The CTA and launch records do not change while the code runs: such
+     * loads may leave the CTA loop (stores to the frames cannot alias). */
+    LLVMSetMetadata(v, LLVMGetMDKindIDInContext(L->ctx, "invariant.load", 14),
+                    LLVMMetadataAsValue(L->ctx, LLVMMDNodeInContext2(L->ctx, NULL, 0)));
+    return v;
 }
 
 /* Runs body(lane) for each lane in mask, in lane order (a scalar loop

@@ -102,10 +102,11 @@ typedef struct fn {
     LLVMBasicBlockRef save, restore;
     LLVMValueRef cta_loop;       /* resumable: i1, called with PTXJIT_WARP_CTA_LOOP */
     LLVMValueRef loop_warp, wait_code, wait_conv, sweep_bar, sweep_ok, sweep_live, exited; /* its state (allocas) */
-    LLVMBasicBlockRef warp_top, warp_next;
+    LLVMBasicBlockRef warp_top, warp_next, cta_more, cta_return;
     bool bar_arrives;            /* resumable: the kernel has bar.arrive (no barrier completes in code) */
     const ptx_instr **waits;     /* resumable: the barrier of each resume point */
     uint32_t *wait_next;         /* resumable: the block each resume point continues at */
+    LLVMBasicBlockRef *wait_save; /* resumable: a converged plain wait's own save block, else NULL */
     uint32_t nwaits;
     uint64_t *live_in;           /* resumable: registers live into each block (lower_live.c) */
     uint32_t live_words;         /* 64-bit words per block in live_in */

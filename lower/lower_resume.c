@@ -196,10 +196,15 @@ static void wait_at(fn *F, const ptx_instr *in, LLVMValueRef mask, LLVMValueRef 
     uint32_t next = F->next_block[F->cur_block];
     const ptx_instr **s = realloc(F->waits, (F->nwaits + 1) * sizeof *s);
     uint32_t *t = realloc(F->wait_next, (F->nwaits + 1) * sizeof *t);
-    if (!s || !t)
+    LLVMBasicBlockRef *v = realloc(F->wait_save, (F->nwaits + 1) * sizeof *v);
+    if (!s || !t || !v)
         abort(); /* lowering has no partial-failure path */
     F->waits = s;
     F->wait_next = t;
+    F->wait_save = v;
+    int32_t code = wait_code(id, threads, op);
+    bool fast = converged && code >= 0 && next < F->nblocks;
+    F->wait_save[F->nwaits] = fast ? LLVMAppendBasicBlockInContext(L->ctx, F->fn, "save.conv") : NULL;
     F->wait_next[F->nwaits] = next;
     F->waits[F->nwaits++] = in;
     frame_store(F, PTXJIT_FRAME_RESUME, const_i32(L, F->nwaits));
@@ -208,7 +213,11 @@ static void wait_at(fn *F, const ptx_instr *in, LLVMValueRef mask, LLVMValueRef 
     frame_store(F, PTXJIT_FRAME_THREADS, threads);
     frame_store(F, PTXJIT_FRAME_VALUE, value);
     frame_store(F, PTXJIT_FRAME_LANES, mask_bits(F, mask));
-    LLVMBuildStore(L->b, const_i32(L, (uint32_t)wait_code(id, threads, op)), F->wait_code);
+    if (fast) {
+        LLVMBuildBr(L->b, F->wait_save[F->nwaits - 1]);
+        return;
+    }
+    LLVMBuildStore(L->b, const_i32(L, (uint32_t)code), F->wait_code);
     LLVMBuildStore(L->b, LLVMConstInt(L->i1, converged, false), F->wait_conv);
     if (!converged) {
         LLVMValueRef pc = LLVMBuildLoad2(L->b, vec_of(L->i32), F->pc, "pc");
@@ -287,30 +296,55 @@ static bool live_at_wait(fn *F, const ptx_var *v, uint32_t k)
     return false;
 }
 
-/* Saves (or restores) the registers live at a wait, in declaration order;
- * returns the end of the frame. */
-static uint32_t move_registers(fn *F, bool save)
+/* A register a wait saves, at its place in the frame. */
+typedef struct {
+    const ptx_var *var;
+    uint32_t elem, off;
+    reg_slot *slot;
+} saved_reg;
+
+/* Lays out the registers live at some wait (rematerialized ones excluded)
+ * in declaration order; returns the end of the frame. */
+static uint32_t layout_registers(fn *F, saved_reg **out, uint32_t *count)
 {
     const ptx_func *f = F->f;
-    uint32_t off = FRAME_REGS;
+    uint32_t off = FRAME_REGS, n = 0, cap = 0;
+    saved_reg *r = NULL;
     for (uint32_t i = 0; i < f->nbody; i++) {
         const ptx_stmt *st = &f->body[i];
         if (st->kind != PTX_STMT_VAR || st->var->space != PTX_SP_REG)
             continue;
         const ptx_var *v = st->var;
         reg_slot *slots = ptrmap_get(&F->regs, v);
-        uint32_t n = (v->nreg ? v->nreg : 1) * (v->vec ? v->vec : 1);
-        for (uint32_t k = 0; slots && k < n; k++) {
+        uint32_t nel = (v->nreg ? v->nreg : 1) * (v->vec ? v->vec : 1);
+        for (uint32_t k = 0; slots && k < nel; k++) {
             reg_slot *s = &slots[k];
             if (!s->alloca || reg_is_remat(F, v, k) || !live_at_wait(F, v, k))
                 continue;
             uint32_t size = saved_size(s->type), align = size >= 64 ? 64 : size;
             off = (off + align - 1) / align * align;
-            move_value(F, s->alloca, s->type, off, save);
+            if (n == cap) {
+                cap = cap ? 2 * cap : 16;
+                r = realloc(r, cap * sizeof *r);
+                if (!r)
+                    abort(); /* lowering has no partial-failure path */
+            }
+            r[n++] = (saved_reg){v, k, off, s};
             off += size;
         }
     }
+    *out = r;
+    *count = n;
     return (off + 63) / 64 * 64;
+}
+
+/* Saves (or restores) the laid-out registers: all of them, or those live
+ * into block `only` (< nblocks). */
+static void move_registers(fn *F, const saved_reg *r, uint32_t n, bool save, uint32_t only)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (only >= F->nblocks || reg_live_in(F, only, r[i].var, r[i].elem))
+            move_value(F, r[i].slot->alloca, r[i].slot->type, r[i].off, save);
 }
 
 /* The dispatcher's state but the pc vector. */
@@ -433,8 +467,7 @@ static void next_warp(fn *F, LLVMValueRef set)
 }
 
 /* After a warp stopped: account for it in the sweep, then the CTA loop's
- * next warp, the next sweep when all live warps wait at one plain barrier
- * (which thereby completes), or back to the runtime. */
+ * step (emit_cta_step) or back to the runtime. */
 static void emit_warp_next(fn *F)
 {
     lw *L = F->L;
@@ -457,14 +490,22 @@ static void emit_warp_next(fn *F)
     LLVMBuildStore(b, ok, F->sweep_ok);
     LLVMValueRef live = LLVMBuildOr(b, LLVMBuildLoad2(b, L->i1, F->sweep_live, ""), LLVMBuildNot(b, gone, ""), "");
     LLVMBuildStore(b, live, F->sweep_live);
-    LLVMBasicBlockRef ret = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "cta.return");
-    LLVMBasicBlockRef more = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "cta.more");
-    LLVMBuildCondBr(b, F->cta_loop, more, ret);
-    LLVMPositionBuilderAtEnd(b, ret);
+    LLVMBuildCondBr(b, F->cta_loop, F->cta_more, F->cta_return);
+}
+
+/* The CTA loop's step: the next warp of the sweep that has not exited,
+ * the next sweep when all live warps wait at one plain barrier (which
+ * thereby completes), or back to the runtime. */
+static void emit_cta_step(fn *F)
+{
+    lw *L = F->L;
+    LLVMBuilderRef b = L->b;
+    LLVMPositionBuilderAtEnd(b, F->cta_return);
     LLVMBuildRetVoid(b);
 
-    /* the warps after this one that have not exited */
-    LLVMPositionBuilderAtEnd(b, more);
+    LLVMPositionBuilderAtEnd(b, F->cta_more);
+    LLVMValueRef exited = LLVMBuildLoad2(b, L->i32, F->exited, "");
+    LLVMValueRef bit = LLVMBuildShl(b, const_i32(L, 1), F->warp, "");
     LLVMValueRef nwarps = F->ntid[0] ? const_i32(L, (F->ntid[0] * F->ntid[1] * F->ntid[2] + W - 1) / W)
                                      : load_field(F, F->cta, PTXJIT_CTA_NWARPS, L->i32);
     LLVMValueRef all64 = LLVMBuildSub(b, LLVMBuildShl(b, const_i64(L, 1), LLVMBuildZExt(b, nwarps, L->i64, ""), ""),
@@ -480,11 +521,12 @@ static void emit_warp_next(fn *F)
 
     /* every live warp waits at one plain barrier: it completes, all go on */
     LLVMPositionBuilderAtEnd(b, end);
-    LLVMValueRef again = LLVMBuildAnd(b, live, ok, "");
+    LLVMValueRef again = LLVMBuildAnd(b, LLVMBuildLoad2(b, L->i1, F->sweep_live, ""),
+                                      LLVMBuildLoad2(b, L->i1, F->sweep_ok, ""), "");
     if (F->bar_arrives) /* arrivals the runtime counted */
         again = LLVMConstInt(L->i1, 0, false);
     LLVMBasicBlockRef sweep = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "cta.sweep");
-    LLVMBuildCondBr(b, again, sweep, ret);
+    LLVMBuildCondBr(b, again, sweep, F->cta_return);
     LLVMPositionBuilderAtEnd(b, sweep);
     LLVMBuildStore(b, const_i32(L, (uint32_t)SWEEP_NONE), F->sweep_bar);
     LLVMBuildStore(b, LLVMConstInt(L->i1, 1, false), F->sweep_ok);
@@ -492,11 +534,52 @@ static void emit_warp_next(fn *F)
     next_warp(F, waiting);
 }
 
+/* A converged warp at plain barrier k (wait_at's fast case): its state and
+ * the registers live after the barrier, then the sweep's accounting with
+ * the barrier known here. */
+static void emit_converged_save(fn *F, uint32_t k, const saved_reg *r, uint32_t n)
+{
+    lw *L = F->L;
+    LLVMBuilderRef b = L->b;
+    LLVMPositionBuilderAtEnd(b, F->wait_save[k]);
+    frame_store(F, FRAME_CONV, const_i32(L, 1));
+    move_state(F, true);
+    move_registers(F, r, n, true, F->wait_next[k]);
+    const ptx_instr *bar = F->waits[k];
+    LLVMValueRef code = const_i32(L, bar->nopds ? (uint32_t)bar->opds[0].imm : 0);
+    LLVMValueRef seen = LLVMBuildLoad2(b, L->i32, F->sweep_bar, "");
+    seen = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, seen, const_i32(L, (uint32_t)SWEEP_NONE), ""), code, seen, "");
+    LLVMBuildStore(b, seen, F->sweep_bar);
+    LLVMValueRef same = LLVMBuildICmp(b, LLVMIntEQ, seen, code, "");
+    LLVMBuildStore(b, LLVMBuildAnd(b, LLVMBuildLoad2(b, L->i1, F->sweep_ok, ""), same, ""), F->sweep_ok);
+    LLVMBuildStore(b, LLVMConstInt(L->i1, 1, false), F->sweep_live);
+    LLVMBuildCondBr(b, F->cta_loop, F->cta_more, F->cta_return);
+}
+
+/* The restore path of a converged plain wait: the registers live after
+ * it, and straight into the block after the barrier. */
+static void emit_converged_restore(fn *F, uint32_t k, const saved_reg *r, uint32_t n)
+{
+    lw *L = F->L;
+    uint32_t next = F->wait_next[k];
+    move_state(F, false);
+    move_registers(F, r, n, false, next);
+    rematerialize(F);
+    LLVMValueRef lanes = lanes_of(F, frame_load(F, PTXJIT_FRAME_LANES, L->i32));
+    LLVMValueRef pc = LLVMBuildSelect(L->b, lanes, splat(L, const_i32(L, next)), splat(L, const_i32(L, PC_EXIT)), "");
+    LLVMBuildStore(L->b, pc, F->pc);
+    enter_converged(F, lanes, next);
+}
+
 /* Fills the save and restore blocks and the CTA loop's step; returns the
  * frame size. */
 uint32_t resume_finish(fn *F)
 {
     lw *L = F->L;
+    saved_reg *regs;
+    uint32_t nregs, size = layout_registers(F, &regs, &nregs);
+    F->cta_more = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "cta.more");
+    F->cta_return = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "cta.return");
     LLVMPositionBuilderAtEnd(L->b, F->save);
     LLVMValueRef conv = LLVMBuildLoad2(L->b, L->i1, F->wait_conv, "");
     frame_store(F, FRAME_CONV, LLVMBuildZExt(L->b, conv, L->i32, ""));
@@ -508,17 +591,36 @@ uint32_t resume_finish(fn *F)
     LLVMBuildBr(L->b, save_rest);
     LLVMPositionBuilderAtEnd(L->b, save_rest);
     move_state(F, true);
-    uint32_t size = move_registers(F, true);
+    move_registers(F, regs, nregs, true, UINT32_MAX);
     LLVMBuildBr(L->b, F->warp_next);
     emit_warp_next(F);
+    emit_cta_step(F);
+    for (uint32_t k = 0; k < F->nwaits; k++)
+        if (F->wait_save[k])
+            emit_converged_save(F, k, regs, nregs);
+
+    /* a converged plain wait resumes by its own path, the others here */
     LLVMPositionBuilderAtEnd(L->b, F->restore);
+    LLVMBasicBlockRef generic = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "restore.generic");
+    LLVMValueRef sw = LLVMBuildSwitch(L->b, frame_load(F, PTXJIT_FRAME_RESUME, L->i32), generic, F->nwaits);
+    for (uint32_t k = 0; k < F->nwaits; k++) {
+        if (!F->wait_save[k])
+            continue;
+        LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "restore.conv.plain");
+        LLVMAddCase(sw, const_i32(L, k + 1), bb);
+        LLVMPositionBuilderAtEnd(L->b, bb);
+        emit_converged_restore(F, k, regs, nregs);
+    }
+    LLVMPositionBuilderAtEnd(L->b, generic);
     move_state(F, false);
-    move_registers(F, false);
+    move_registers(F, regs, nregs, false, UINT32_MAX);
     rematerialize(F);
     write_reductions(F);
     resume_jump(F);
     LLVMSetInitializer(F->frame_size, const_i64(L, size));
+    free(regs);
     free(F->waits);
     free(F->wait_next);
+    free(F->wait_save);
     return size;
 }
