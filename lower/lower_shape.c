@@ -312,13 +312,15 @@ static bool widen(analysis *A, shape *s, LLVMValueRef x, bool is_signed)
                         .sym_ext = a->sym_ext};
         memcpy(g->xoff, a->off, sizeof g->xoff);
         memcpy(g->xk, a->k, sizeof g->xk);
-        /* zext(y + c), 0 <= c < 2^(bits-1) (a register plus an address's
+        /* zext(y + c) (or y | c, disjoint), 0 <= c < 2^(bits-1) (a register plus an address's
          * immediate): y's lanes have x's offsets, and below 2^(bits-1)
          * (guard_cond) no c makes them wrap; one test for every immediate
          * from the register, which LLVM then merges (not over a pitch:
          * sym_guard tests x itself) */
         int64_t c;
-        if (!is_signed && !a->sym && LLVMIsAInstruction(x) && LLVMGetInstructionOpcode(x) == LLVMAdd &&
+        if (!is_signed && !a->sym && LLVMIsAInstruction(x) &&
+            (LLVMGetInstructionOpcode(x) == LLVMAdd ||
+             (LLVMGetInstructionOpcode(x) == LLVMOr && LLVMGetIsDisjoint(x))) &&
             const_splat(LLVMGetOperand(x, 1), &c) && c >= 0)
             g->x = LLVMGetOperand(x, 0);
     }
