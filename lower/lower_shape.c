@@ -944,15 +944,22 @@ static LLVMValueRef vector_load(lw *L, LLVMValueRef p, LLVMTypeRef vt, LLVMValue
     return call_intrinsic(L, "llvm.masked.load", t, 2, a, 4);
 }
 
+/* The run's lanes as mask bits. */
+static uint32_t run_bits(const run *r)
+{
+    return (uint32_t)((r->n >= 32 ? ~0ull : (1ull << r->n) - 1) << r->first);
+}
+
 static bool same_run(const run *a, const run *b)
 {
     return a->n == b->n && a->off == b->off && a->step == b->step && a->k == b->k;
 }
 
 /* One run's values under its lanes' mask `sub` (n elements): a masked
- * vector load, or a scalar load when some lane is active, broadcast. */
+ * vector load, or a scalar load when some lane of `lanes` (bits of the
+ * access's mask) is active, broadcast. */
 static LLVMValueRef load_run(lw *L, LLVMValueRef base, const run *r, LLVMValueRef sx, LLVMTypeRef elem,
-                             LLVMValueRef sub, uint32_t align)
+                             LLVMValueRef sub, LLVMValueRef lanes, uint32_t align)
 {
     LLVMValueRef p = at_offset(L, base, r, sx);
     if (r->step) {
@@ -960,9 +967,9 @@ static LLVMValueRef load_run(lw *L, LLVMValueRef base, const run *r, LLVMValueRe
         return v;
     }
     /* one scalar load, from a harmless place when no lane of the run is
-     * active (no branch, no masked one-element load) */
-    LLVMTypeRef vt = LLVMVectorType(L->i1, r->n);
-    LLVMValueRef any = call_intrinsic(L, "llvm.vector.reduce.or", &vt, 1, &sub, 1);
+     * active (no branch, no masked one-element load); the test is on the
+     * mask's bits (a reduction of the i1 subvector went through memory) */
+    LLVMValueRef any = LLVMBuildICmp(L->b, LLVMIntNE, lanes, const_i32(L, 0), "");
     LLVMValueRef dummy = LLVMGetNamedGlobal(L->mod, "ptxjit.shape.dummy");
     if (!dummy) {
         LLVMTypeRef t = LLVMArrayType2(L->i64, 4);
@@ -1023,10 +1030,14 @@ static LLVMValueRef known_load(lw *L, const shape *s, LLVMValueRef addrs, LLVMVa
             parts[i] = parts[j];
         } else {
             LLVMValueRef sub = lane_range_mask(L, mask, r[i].first, r[i].n);
+            uint32_t bits = run_bits(&r[i]);
             for (unsigned k = i + 1; k < nr; k++)
-                if (same_run(&r[k], &r[i]))
+                if (same_run(&r[k], &r[i])) {
                     sub = LLVMBuildOr(L->b, sub, lane_range_mask(L, mask, r[k].first, r[k].n), "");
-            parts[i] = load_run(L, base, &r[i], sx, elem, sub, align);
+                    bits |= run_bits(&r[k]);
+                }
+            LLVMValueRef lanes = LLVMBuildAnd(L->b, LLVMBuildBitCast(L->b, mask, L->i32, ""), const_i32(L, bits), "");
+            parts[i] = load_run(L, base, &r[i], sx, elem, sub, lanes, align);
         }
         acc = place(L, acc, parts[i], &r[i]);
     }
