@@ -142,6 +142,8 @@ typedef struct analysis {
     unsigned nslots;
     unsigned depth;
     bool masked;       /* some shape in memo holds for those lanes only */
+    LLVMValueRef *copied; /* address arithmetic copied into run-time paths: erased at the end if unused */
+    unsigned ncopied, capcopied;
 } analysis;
 
 /* Known, or a phi whose offsets are assumed while its loop is analyzed. */
@@ -735,36 +737,39 @@ static bool any_k(const int64_t *k)
     return false;
 }
 
-static bool is_splat(LLVMValueRef v)
-{
-    int64_t k;
-    return const_splat(v, &k) || (LLVMIsAShuffleVectorInst(v) && is_broadcast(v));
-}
-
 /* Lane f of v, from scalars where v adds a splat to a vector or extends
  * one: accesses at several immediates from one register (a 32-bit shared
  * address wrapped as zext(r + imm)) then extract r once, and the address
  * vectors stay with the run-time path that needs them. */
-static LLVMValueRef lane_of(lw *L, LLVMValueRef v, LLVMValueRef f)
+static LLVMValueRef lane_of_depth(lw *L, LLVMValueRef v, LLVMValueRef f, unsigned depth)
 {
-    LLVMOpcode op = LLVMIsAInstruction(v) ? LLVMGetInstructionOpcode(v) : LLVMRet;
+    LLVMOpcode op = LLVMIsAInstruction(v) && depth ? LLVMGetInstructionOpcode(v) : LLVMRet;
     LLVMTypeRef t = LLVMGetElementType(LLVMTypeOf(v));
-    if (op == LLVMZExt || op == LLVMSExt)
-        return LLVMBuildCast(L->b, op, lane_of(L, LLVMGetOperand(v, 0), f), t, "");
+    if (op == LLVMZExt || op == LLVMSExt || op == LLVMTrunc)
+        return LLVMBuildCast(L->b, op, lane_of_depth(L, LLVMGetOperand(v, 0), f, depth - 1), t, "");
     if (op == LLVMShuffleVector && is_broadcast(v)) {
         LLVMValueRef src = LLVMGetOperand(v, 0);
         int m = LLVMGetMaskValue(v, 0);
         if ((unsigned)m < LLVMGetVectorSize(LLVMTypeOf(src)))
             return LLVMBuildExtractElement(L->b, src, const_i32(L, (uint32_t)m), "");
     }
-    if (op == LLVMAdd || op == LLVMSub) {
-        LLVMValueRef a = LLVMGetOperand(v, 0), b = LLVMGetOperand(v, 1);
-        if (is_splat(a) || is_splat(b))
-            return LLVMBuildBinOp(L->b, op, lane_of(L, a, f), lane_of(L, b, f), "");
+    /* through the integer arithmetic too: the run-time path has its own
+     * copy of the vectors (own_addresses), which then leave the fast path */
+    if (op == LLVMAdd || op == LLVMSub || op == LLVMMul || op == LLVMShl || op == LLVMOr || op == LLVMAnd ||
+        op == LLVMXor) {
+        LLVMValueRef a = lane_of_depth(L, LLVMGetOperand(v, 0), f, depth - 1);
+        return LLVMBuildBinOp(L->b, op, a, lane_of_depth(L, LLVMGetOperand(v, 1), f, depth - 1), "");
     }
     if (LLVMIsConstant(v) && const_splat(v, &(int64_t){0}))
         return LLVMGetAggregateElement(v, 0);
+    if (LLVMIsConstant(v) && LLVMIsAConstantInt(f))
+        return LLVMGetAggregateElement(v, (unsigned)LLVMConstIntGetZExtValue(f));
     return LLVMBuildExtractElement(L->b, v, f, "");
+}
+
+static LLVMValueRef lane_of(lw *L, LLVMValueRef v, LLVMValueRef f)
+{
+    return lane_of_depth(L, v, f, 8);
 }
 
 /* c[f] for lane f: a constant, or read from a table (a constant vector
@@ -1140,12 +1145,173 @@ static void emit_known(analysis *A, const shape *s, LLVMValueRef c)
 
 
 
+/* ---- the run-time path's own address vectors ----
+ * With a known shape the fast path needs lane 0's address only, but the
+ * run-time path reads the address vectors, and LLVM computes them before
+ * the guard's branch whenever several run-time paths share them (the
+ * stencil's five loads from one base).  Each run-time path gets its own
+ * copy of the pure vector arithmetic it reads, so the originals die on
+ * the fast path. */
+enum { MAX_REGION = 32, MAX_CLONES = 48 };
+
+typedef struct region {
+    LLVMBasicBlockRef bb[MAX_REGION];
+    unsigned n;
+    LLVMValueRef from[MAX_CLONES], to[MAX_CLONES];
+    unsigned nclones;
+} region;
+
+static bool in_region(const region *r, LLVMBasicBlockRef b)
+{
+    for (unsigned i = 0; i < r->n; i++)
+        if (r->bb[i] == b)
+            return true;
+    return false;
+}
+
+/* The blocks from entry up to (not including) join; false when the region
+ * is larger than MAX_REGION or entered other than through entry. */
+static bool collect_region(region *r, LLVMBasicBlockRef entry, LLVMBasicBlockRef join)
+{
+    r->n = 0;
+    r->bb[r->n++] = entry;
+    for (unsigned i = 0; i < r->n; i++) {
+        LLVMValueRef t = LLVMGetBasicBlockTerminator(r->bb[i]);
+        for (unsigned k = 0; t && k < LLVMGetNumSuccessors(t); k++) {
+            LLVMBasicBlockRef s = LLVMGetSuccessor(t, k);
+            if (s == join || in_region(r, s))
+                continue;
+            if (r->n == MAX_REGION)
+                return false;
+            r->bb[r->n++] = s;
+        }
+    }
+    for (unsigned i = 0; i < r->n; i++) /* single entry: every predecessor inside */
+        for (LLVMUseRef u = LLVMGetFirstUse(LLVMBasicBlockAsValue(r->bb[i])); u; u = LLVMGetNextUse(u)) {
+            LLVMValueRef user = LLVMGetUser(u);
+            if (!LLVMIsAInstruction(user))
+                return false;
+            LLVMBasicBlockRef p = LLVMGetInstructionParent(user);
+            if (i ? !in_region(r, p) : (LLVMGetFirstUse(LLVMBasicBlockAsValue(entry)) != u || LLVMGetNextUse(u)))
+                return false;
+        }
+    return true;
+}
+
+static bool cloneable(LLVMValueRef v)
+{
+    if (!LLVMIsAInstruction(v) || LLVMGetTypeKind(LLVMTypeOf(v)) != LLVMVectorTypeKind)
+        return false;
+    switch (LLVMGetInstructionOpcode(v)) {
+    case LLVMAdd: case LLVMSub: case LLVMMul: case LLVMShl: case LLVMLShr: case LLVMAShr:
+    case LLVMAnd: case LLVMOr: case LLVMXor: case LLVMZExt: case LLVMSExt: case LLVMTrunc:
+    case LLVMShuffleVector: case LLVMInsertElement: case LLVMIntToPtr: case LLVMPtrToInt:
+    case LLVMGetElementPtr:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* v, or its copy at the builder's place (operands first) when it is pure
+ * vector arithmetic from outside the region. */
+static LLVMValueRef clone_chain(lw *L, region *r, LLVMValueRef v)
+{
+    if (!cloneable(v) || in_region(r, LLVMGetInstructionParent(v)))
+        return v;
+    for (unsigned i = 0; i < r->nclones; i++)
+        if (r->from[i] == v)
+            return r->to[i];
+    if (r->nclones == MAX_CLONES)
+        return v;
+    unsigned n = (unsigned)LLVMGetNumOperands(v);
+    LLVMValueRef ops[4];
+    if (n > 4)
+        return v;
+    for (unsigned i = 0; i < n; i++) {
+        LLVMValueRef o = LLVMGetOperand(v, i);
+        ops[i] = clone_chain(L, r, o);
+    }
+    if (r->nclones == MAX_CLONES)
+        return v;
+    LLVMValueRef c = LLVMInstructionClone(v);
+    for (unsigned i = 0; i < n; i++)
+        LLVMSetOperand(c, i, ops[i]);
+    LLVMInsertIntoBuilder(L->b, c);
+    r->from[r->nclones] = v;
+    r->to[r->nclones++] = c;
+    return c;
+}
+
+/* The run-time path entry..join reads copies of the address arithmetic;
+ * the originals are remembered, to be erased once the fast path (which
+ * computes lane 0 from scalars) no longer reads them: left in place they
+ * would be merged back with the copies (CSE) and computed on the fast
+ * path. */
+static void own_addresses(analysis *A, LLVMBasicBlockRef entry, LLVMBasicBlockRef join)
+{
+    lw *L = A->L;
+    region r = {.nclones = 0};
+    if (!collect_region(&r, entry, join))
+        return;
+    LLVMValueRef first = LLVMGetFirstInstruction(entry);
+    while (first && LLVMIsAPHINode(first))
+        first = LLVMGetNextInstruction(first);
+    if (!first)
+        return;
+    LLVMPositionBuilderBefore(L->b, first);
+    for (unsigned i = 0; i < r.n; i++)
+        for (LLVMValueRef in = LLVMGetFirstInstruction(r.bb[i]); in; in = LLVMGetNextInstruction(in)) {
+            if (LLVMIsAPHINode(in))
+                continue;
+            bool own = false;
+            for (unsigned k = 0; k < r.nclones && !own; k++)
+                own = r.to[k] == in;
+            if (own)
+                continue;
+            unsigned n = (unsigned)LLVMGetNumOperands(in);
+            for (unsigned k = 0; k < n; k++) {
+                LLVMValueRef o = LLVMGetOperand(in, k);
+                LLVMValueRef c = clone_chain(L, &r, o);
+                if (c != o)
+                    LLVMSetOperand(in, k, c);
+            }
+        }
+    if (A->ncopied + r.nclones > A->capcopied) {
+        A->capcopied = 2 * (A->ncopied + r.nclones);
+        A->copied = realloc(A->copied, A->capcopied * sizeof *A->copied);
+        if (!A->copied)
+            abort(); /* lowering has no partial-failure path */
+    }
+    memcpy(A->copied + A->ncopied, r.from, r.nclones * sizeof *r.from);
+    A->ncopied += r.nclones;
+}
+
+/* The copied originals nothing reads any more (operands after users). */
+static void erase_copied(analysis *A)
+{
+    for (bool again = true; again;) {
+        again = false;
+        for (unsigned i = 0; i < A->ncopied; i++)
+            if (A->copied[i] && !LLVMGetFirstUse(A->copied[i])) {
+                LLVMValueRef v = A->copied[i];
+                for (unsigned j = 0; j < A->ncopied; j++) /* copied by several paths */
+                    if (A->copied[j] == v)
+                        A->copied[j] = NULL;
+                LLVMInstructionEraseFromParent(v);
+                again = true;
+            }
+    }
+    free(A->copied);
+}
+
 /* One access: its guard and its placeholder decided together, from one
  * analysis (the placeholder's branch is dead when the guard is false). */
 static void rewrite(analysis *A, LLVMValueRef g)
 {
     lw *L = A->L;
     LLVMValueRef c = guarded_placeholder(g), mask = LLVMGetOperand(g, 1);
+    LLVMValueRef br = c ? LLVMGetUser(LLVMGetFirstUse(g)) : NULL;
     if (A->mask != mask && A->masked) { /* shapes for other lanes */
         ptrmap_free(&A->memo);
         A->masked = false;
@@ -1157,8 +1323,13 @@ static void rewrite(analysis *A, LLVMValueRef g)
     LLVMValueRef ok = known ? guard_cond(L, s, LLVMGetOperand(g, 0), A->mask) : LLVMConstInt(L->i1, 0, false);
     LLVMReplaceAllUsesWith(g, ok);
     LLVMInstructionEraseFromParent(g);
-    if (known)
-        emit_known(A, s, c);
+    if (!known)
+        return;
+    LLVMBasicBlockRef fast = LLVMGetSuccessor(br, 0), runtime = LLVMGetSuccessor(br, 1);
+    emit_known(A, s, c);
+    LLVMValueRef t = LLVMGetBasicBlockTerminator(fast);
+    if (t && LLVMGetNumSuccessors(t) == 1)
+        own_addresses(A, runtime, LLVMGetSuccessor(t, 0));
 }
 
 /* An alignment test, exact for the access's lanes.  With a known shape,
@@ -1242,12 +1413,16 @@ static void resolve_align(analysis *A, LLVMValueRef c)
     }
     A->mask = mask;
     shape *s = analyze(A, addrs);
+    LLVMUseRef u = LLVMGetFirstUse(c);
+    LLVMValueRef br = u && !LLVMGetNextUse(u) ? LLVMGetUser(u) : NULL;
     LLVMPositionBuilderBefore(L->b, c);
     LLVMValueRef bad = s->state == S_KNOWN ? known_misaligned(L, s, addrs, mask, align) : NULL;
     if (!bad)
         bad = misaligned_lanes(L, addrs, mask, align);
     LLVMReplaceAllUsesWith(c, bad);
     LLVMInstructionEraseFromParent(c);
+    if (bad && br && LLVMIsABranchInst(br) && LLVMIsConditional(br)) /* the fault path's own addresses */
+        own_addresses(A, LLVMGetSuccessor(br, 0), NULL);
 }
 
 /* The alignment tests of the module. */
@@ -1303,6 +1478,7 @@ void lower_shapes(lw *L, LLVMTargetMachineRef tm)
     free(A.slot_val);
     free(A.slot_off);
     ptrmap_free(&A.memo);
+    erase_copied(&A);
     free(calls);
     LLVMValueRef f = LLVMGetFirstFunction(L->mod);
     while (f) {
