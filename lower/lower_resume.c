@@ -359,6 +359,27 @@ static void move_state(fn *F, bool save)
         move_value(F, F->carry, vec_of(L->i1), FRAME_CARRY, save);
 }
 
+/* The dispatcher's state at a converged plain barrier: every lane still
+ * running is at the barrier, so no lane is parked, forced or arrived for
+ * (resume_converged_wait keeps those bits for the other lanes only, which
+ * have exited and are never read again): the sets are saved as 0 and
+ * restored as constants; the fairness counter and the carry travel. */
+static void move_converged_state(fn *F, bool save)
+{
+    lw *L = F->L;
+    move_value(F, F->sched, L->i32, FRAME_SCHED, save);
+    LLVMValueRef sets[3] = {F->parked, F->forced, F->bar_done};
+    uint32_t offs[3] = {FRAME_PARKED, FRAME_FORCED, FRAME_BAR_DONE};
+    for (int i = 0; i < 3; i++) {
+        if (save)
+            frame_store(F, offs[i], const_i32(L, 0));
+        else
+            LLVMBuildStore(L->b, const_i32(L, 0), sets[i]);
+    }
+    if (F->carry)
+        move_value(F, F->carry, vec_of(L->i1), FRAME_CARRY, save);
+}
+
 /* The registers recomputed rather than saved, in program order (their
  * operands first), for every lane. */
 static void rematerialize(fn *F)
@@ -543,7 +564,7 @@ static void emit_converged_save(fn *F, uint32_t k, const saved_reg *r, uint32_t 
     LLVMBuilderRef b = L->b;
     LLVMPositionBuilderAtEnd(b, F->wait_save[k]);
     frame_store(F, FRAME_CONV, const_i32(L, 1));
-    move_state(F, true);
+    move_converged_state(F, true);
     move_registers(F, r, n, true, F->wait_next[k]);
     const ptx_instr *bar = F->waits[k];
     LLVMValueRef code = const_i32(L, bar->nopds ? (uint32_t)bar->opds[0].imm : 0);
@@ -562,7 +583,7 @@ static void emit_converged_restore(fn *F, uint32_t k, const saved_reg *r, uint32
 {
     lw *L = F->L;
     uint32_t next = F->wait_next[k];
-    move_state(F, false);
+    move_converged_state(F, false);
     move_registers(F, r, n, false, next);
     rematerialize(F);
     LLVMValueRef lanes = lanes_of(F, frame_load(F, PTXJIT_FRAME_LANES, L->i32));
