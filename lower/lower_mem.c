@@ -325,7 +325,51 @@ static LLVMValueRef is_uniform_addr(fn *F, LLVMValueRef addrs, LLVMValueRef mask
     return LLVMBuildAnd(L->b, all, any, "");
 }
 
-/* The addresses classified at run time: consecutive, one, or a gather. */
+/* Two rows of consecutive lanes (a 2D block of width 16 reading a tile:
+ * lanes 0-15 and 16-31 each consecutive from their first lane), the
+ * addresses or the 32-bit window offsets (*lanes), each row's first in
+ * first[2]. */
+static LLVMValueRef is_two_rows(fn *F, LLVMValueRef addrs, uint32_t size, LLVMValueRef first[2])
+{
+    lw *L = F->L;
+    LLVMValueRef window, lanes;
+    if (!window_offsets(addrs, &window, &lanes))
+        lanes = addrs;
+    LLVMTypeRef et = LLVMGetElementType(LLVMTypeOf(lanes));
+    LLVMValueRef pair = LLVMGetPoison(LLVMVectorType(et, 2)), idx[W], step[W];
+    for (unsigned h = 0; h < 2; h++) {
+        first[h] = LLVMBuildExtractElement(L->b, lanes, const_i32(L, h * W / 2), "");
+        pair = LLVMBuildInsertElement(L->b, pair, first[h], const_i32(L, h), "");
+    }
+    for (unsigned l = 0; l < W; l++) {
+        idx[l] = const_i32(L, l / (W / 2));
+        step[l] = LLVMConstInt(et, (l % (W / 2)) * size, false);
+    }
+    LLVMValueRef base = LLVMBuildShuffleVector(L->b, pair, LLVMGetPoison(LLVMTypeOf(pair)), LLVMConstVector(idx, W), "");
+    LLVMValueRef eq = LLVMBuildICmp(L->b, LLVMIntEQ, lanes, LLVMBuildAdd(L->b, base, LLVMConstVector(step, W), ""), "");
+    LLVMTypeRef vt = vec_of(L->i1);
+    LLVMValueRef ok = call_intrinsic(L, "llvm.vector.reduce.and", &vt, 1, &eq, 1);
+    for (unsigned h = 0; h < 2; h++) {
+        if (lanes != addrs) { /* no offset wraps past 2^32 within its row */
+            LLVMValueRef fits = LLVMBuildICmp(L->b, LLVMIntULE, first[h], const_i32(L, 0u - W / 2 * size), "");
+            ok = LLVMBuildAnd(L->b, ok, fits, "");
+            first[h] = LLVMBuildAdd(L->b, window, LLVMBuildZExt(L->b, first[h], L->i64, ""), "");
+        }
+    }
+    return ok;
+}
+
+/* Lanes [first, first + n) of mask. */
+static LLVMValueRef mask_part(lw *L, LLVMValueRef mask, unsigned first, unsigned n)
+{
+    LLVMValueRef idx[W];
+    for (unsigned i = 0; i < n; i++)
+        idx[i] = const_i32(L, first + i);
+    return LLVMBuildShuffleVector(L->b, mask, LLVMGetPoison(LLVMTypeOf(mask)), LLVMConstVector(idx, n), "");
+}
+
+/* The addresses classified at run time: consecutive, one, two rows of
+ * consecutive lanes, or a gather. */
 static LLVMValueRef classified_load(fn *F, LLVMValueRef addrs, LLVMTypeRef elem, uint32_t align,
                                     LLVMValueRef mask)
 {
@@ -343,7 +387,25 @@ static LLVMValueRef classified_load(fn *F, LLVMValueRef addrs, LLVMTypeRef elem,
     /* consecutive first: the common case */
     LLVMBuildCondBr(L->b, is_contiguous(F, addrs, align), fast, vary);
     LLVMPositionBuilderAtEnd(L->b, vary);
-    LLVMBuildCondBr(L->b, is_uniform_addr(F, addrs, mask), uni, slow);
+    LLVMBasicBlockRef rows_test = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "ld.rows.test");
+    LLVMBasicBlockRef rows = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "ld.rows");
+    LLVMBuildCondBr(L->b, is_uniform_addr(F, addrs, mask), uni, rows_test);
+    LLVMPositionBuilderAtEnd(L->b, rows_test);
+    LLVMValueRef row_first[2];
+    LLVMBuildCondBr(L->b, is_two_rows(F, addrs, align, row_first), rows, slow);
+    LLVMPositionBuilderAtEnd(L->b, rows); /* two masked loads of half a warp */
+    LLVMTypeRef ht = LLVMVectorType(elem, W / 2), th[2] = {ht, L->ptr};
+    LLVMValueRef half[2];
+    for (unsigned h = 0; h < 2; h++) {
+        LLVMValueRef a[4] = {LLVMBuildIntToPtr(L->b, row_first[h], L->ptr, ""), alignv,
+                             mask_part(L, mask, h * W / 2, W / 2), LLVMConstNull(ht)};
+        half[h] = call_intrinsic(L, "llvm.masked.load", th, 2, a, 4);
+    }
+    LLVMValueRef cat[W];
+    for (unsigned l = 0; l < W; l++)
+        cat[l] = const_i32(L, l);
+    LLVMValueRef v3 = LLVMBuildShuffleVector(L->b, half[0], half[1], LLVMConstVector(cat, W), "");
+    LLVMBuildBr(L->b, join);
     LLVMPositionBuilderAtEnd(L->b, uni); /* one scalar load, broadcast */
     LLVMValueRef p = LLVMBuildIntToPtr(L->b, first_address(F, addrs), L->ptr, "");
     LLVMValueRef sv = LLVMBuildLoad2(L->b, elem, p, "");
@@ -363,9 +425,9 @@ static LLVMValueRef classified_load(fn *F, LLVMValueRef addrs, LLVMTypeRef elem,
     LLVMBuildBr(L->b, join);
     LLVMPositionBuilderAtEnd(L->b, join);
     LLVMValueRef phi = LLVMBuildPhi(L->b, vt, "");
-    LLVMValueRef vals[3] = {v0, v1, v2};
-    LLVMBasicBlockRef bbs[3] = {uni, fast, slow};
-    LLVMAddIncoming(phi, vals, bbs, 3);
+    LLVMValueRef vals[4] = {v0, v1, v2, v3};
+    LLVMBasicBlockRef bbs[4] = {uni, fast, slow, rows};
+    LLVMAddIncoming(phi, vals, bbs, 4);
     return phi;
 }
 

@@ -268,6 +268,39 @@ static const char bins_src[] = HEADER
     "  mul.wide.u32 %rd4, %r14, 4; add.s64 %rd5, %rd1, %rd4; st.global.u32 [%rd5], %r13;\n"
     "DONE:\n  ret;\n}\n";
 
+/* Addresses only known at run time (indices read from memory): thread
+ * t = y * 16 + x of a 16 x by block reads out[t] = in[idx[t]] when
+ * x < lim, else leaves -1; `indexed_shared` reads the same through a
+ * shared copy of in (32-bit window offsets).  The run-time classes:
+ * consecutive, one address, two rows of 16 consecutive lanes (a
+ * 16-wide block reading a tile), a gather. */
+static const char indexed_src[] = HEADER
+    ".visible .entry indexed(.param .u64 in, .param .u64 idx, .param .u64 out, .param .u32 lim)\n{\n"
+    "  .reg .pred %p<3>; .reg .b32 %r<12>; .reg .f32 %f<4>; .reg .b64 %rd<12>;\n"
+    "  ld.param.u64 %rd1, [in]; ld.param.u64 %rd2, [idx]; ld.param.u64 %rd3, [out]; ld.param.u32 %r1, [lim];\n"
+    "  mov.u32 %r2, %tid.x; mov.u32 %r3, %tid.y; mov.u32 %r4, %ntid.x; mad.lo.s32 %r5, %r3, %r4, %r2;\n"
+    "  mul.wide.u32 %rd4, %r5, 4; add.s64 %rd5, %rd2, %rd4; ld.global.u32 %r6, [%rd5];\n"
+    "  mul.wide.u32 %rd6, %r6, 4; add.s64 %rd7, %rd1, %rd6; mov.f32 %f1, 0fBF800000;\n"
+    "  setp.lt.u32 %p1, %r2, %r1; @%p1 ld.global.f32 %f1, [%rd7];\n"
+    "  add.s64 %rd8, %rd3, %rd4; st.global.f32 [%rd8], %f1;\n"
+    "  ret;\n}\n"
+    ".visible .entry indexed_shared(.param .u64 in, .param .u64 idx, .param .u64 out, .param .u32 lim)\n{\n"
+    "  .reg .pred %p<3>; .reg .b32 %r<16>; .reg .f32 %f<4>; .reg .b64 %rd<12>;\n"
+    "  .shared .align 4 .b8 sh[4096];\n"
+    "  ld.param.u64 %rd1, [in]; ld.param.u64 %rd2, [idx]; ld.param.u64 %rd3, [out]; ld.param.u32 %r1, [lim];\n"
+    "  mov.u32 %r2, %tid.x; mov.u32 %r3, %tid.y; mov.u32 %r4, %ntid.x; mad.lo.s32 %r5, %r3, %r4, %r2;\n"
+    "  mov.u32 %r7, %ntid.y; mul.lo.s32 %r7, %r7, %r4; mov.u32 %r8, %r5; mov.u32 %r9, sh;\n"
+    "COPY:\n"
+    "  mul.wide.u32 %rd9, %r8, 4; add.s64 %rd10, %rd1, %rd9; ld.global.f32 %f2, [%rd10];\n"
+    "  shl.b32 %r10, %r8, 2; add.s32 %r10, %r9, %r10; st.shared.f32 [%r10], %f2;\n"
+    "  add.s32 %r8, %r8, %r7; setp.lt.u32 %p2, %r8, 1024; @%p2 bra COPY;\n"
+    "  bar.sync 0;\n"
+    "  mul.wide.u32 %rd4, %r5, 4; add.s64 %rd5, %rd2, %rd4; ld.global.u32 %r6, [%rd5];\n"
+    "  shl.b32 %r11, %r6, 2; add.s32 %r11, %r9, %r11; mov.f32 %f1, 0fBF800000;\n"
+    "  setp.lt.u32 %p1, %r2, %r1; @%p1 ld.shared.f32 %f1, [%r11];\n"
+    "  add.s64 %rd8, %rd3, %rd4; st.global.f32 [%rd8], %f1;\n"
+    "  ret;\n}\n";
+
 static const ptxjit_kernel *kernel(const char *src, const char *name, ptxjit_module **m)
 {
     char *log = NULL;
@@ -628,6 +661,59 @@ static void test_shared_atomics_lane_order(void **state)
     ptxjit_module_unload(m);
 }
 
+/* idx for pattern p over a 16 x by block: rows `pitch` apart (two rows
+ * of 16 consecutive lanes per warp), all consecutive, one address, or
+ * scattered. */
+static uint32_t pattern_index(int p, uint32_t x, uint32_t y, uint32_t pitch)
+{
+    switch (p) {
+    case 0: return y * pitch + x;
+    case 1: return y * 16 + x;
+    case 2: return 7;
+    default: return (x * 37 + y * 11) % 1024;
+    }
+}
+
+static void test_run_time_address_classes(void **state)
+{
+    (void)state;
+    enum { BY = 8, T = 16 * BY };
+    static const uint32_t pitches[] = {40, 100, 17};
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), map = 8 * page;
+    char *region = mmap(NULL, map, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(region != MAP_FAILED);
+    assert_int_equal(mprotect(region + 4 * page, 4 * page, PROT_NONE), 0);
+    ptxjit_module *m;
+    static const char *const names[] = {"indexed", "indexed_shared"};
+    for (int v = 0; v < 2; v++) {
+        const ptxjit_kernel *k = kernel(indexed_src, names[v], &m);
+        for (int pat = 0; pat < 4; pat++)
+            for (size_t pi = 0; pi < (pat ? 1 : sizeof pitches / sizeof *pitches); pi++)
+                for (uint32_t lim = 0; lim <= 16; lim += lim == 9 ? 7 : 9) {
+                    uint32_t pitch = pitches[pi], idx[T], n = 1024;
+                    if (!v && !pat) /* the buffer ends after the last row's active lanes: the
+                                       others' addresses are unmapped */
+                        n = (BY - 1) * pitch + lim;
+                    float *in = (float *)(region + 4 * page) - n, out[T];
+                    for (uint32_t i = 0; i < n; i++)
+                        in[i] = (float)(i % 97) + 0.5f;
+                    for (uint32_t y = 0; y < BY; y++)
+                        for (uint32_t x = 0; x < 16; x++)
+                            idx[y * 16 + x] = pattern_index(pat, x, y, pitch);
+                    struct { float *in; uint32_t *idx; float *out; uint32_t lim; } p = {in, idx, out, lim};
+                    run(k, 1, 16, BY, 1, &p);
+                    for (uint32_t t = 0; t < T; t++) {
+                        float want = t % 16 < lim ? in[idx[t]] : -1.0f;
+                        if (out[t] != want)
+                            fail_msg("%s pattern %d pitch %u lim %u: out[%u] = %g, want %g", names[v], pat,
+                                     pitch, lim, t, out[t], want);
+                    }
+                }
+        ptxjit_module_unload(m);
+    }
+    munmap(region, map);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -644,6 +730,7 @@ int main(void)
         cmocka_unit_test(test_misaligned_shapes),
         cmocka_unit_test(test_grid_stride_prefetch),
         cmocka_unit_test(test_shared_atomics_lane_order),
+        cmocka_unit_test(test_run_time_address_classes),
     };
     return cmocka_run_group_tests(tests, test_ctx_setup, test_ctx_teardown);
 }
