@@ -1277,6 +1277,8 @@ static void own_addresses(analysis *A, LLVMBasicBlockRef entry, LLVMBasicBlockRe
                     LLVMSetOperand(in, k, c);
             }
         }
+    if (!r.nclones)
+        return;
     if (A->ncopied + r.nclones > A->capcopied) {
         A->capcopied = 2 * (A->ncopied + r.nclones);
         A->copied = realloc(A->copied, A->capcopied * sizeof *A->copied);
