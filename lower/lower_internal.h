@@ -174,6 +174,8 @@ LLVMValueRef shape_load(fn *F, LLVMValueRef addrs, LLVMTypeRef elem, uint32_t al
 void prefetch_ahead(lw *L, LLVMValueRef last, LLVMValueRef a);
 void shape_store(fn *F, LLVMValueRef addrs, LLVMValueRef val, uint32_t align, LLVMValueRef mask);
 void lower_shapes(lw *L, LLVMTargetMachineRef tm);
+/* Lanes [first, first + n) of mask (<n x i1>). */
+LLVMValueRef lane_range_mask(lw *L, LLVMValueRef mask, unsigned first, unsigned n);
 /* i1: some active lane's address may be misaligned (a placeholder that
  * lower_shapes decides: see lower_align.c). */
 LLVMValueRef shape_align_test(fn *F, LLVMValueRef addrs, LLVMValueRef mask, uint32_t align);

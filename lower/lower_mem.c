@@ -359,15 +359,6 @@ static LLVMValueRef is_two_rows(fn *F, LLVMValueRef addrs, uint32_t size, LLVMVa
     return ok;
 }
 
-/* Lanes [first, first + n) of mask. */
-static LLVMValueRef mask_part(lw *L, LLVMValueRef mask, unsigned first, unsigned n)
-{
-    LLVMValueRef idx[W];
-    for (unsigned i = 0; i < n; i++)
-        idx[i] = const_i32(L, first + i);
-    return LLVMBuildShuffleVector(L->b, mask, LLVMGetPoison(LLVMTypeOf(mask)), LLVMConstVector(idx, n), "");
-}
-
 /* The addresses classified at run time: consecutive, one, two rows of
  * consecutive lanes, or a gather. */
 static LLVMValueRef classified_load(fn *F, LLVMValueRef addrs, LLVMTypeRef elem, uint32_t align,
@@ -398,7 +389,7 @@ static LLVMValueRef classified_load(fn *F, LLVMValueRef addrs, LLVMTypeRef elem,
     LLVMValueRef half[2];
     for (unsigned h = 0; h < 2; h++) {
         LLVMValueRef a[4] = {LLVMBuildIntToPtr(L->b, row_first[h], L->ptr, ""), alignv,
-                             mask_part(L, mask, h * W / 2, W / 2), LLVMConstNull(ht)};
+                             lane_range_mask(L, mask, h * W / 2, W / 2), LLVMConstNull(ht)};
         half[h] = call_intrinsic(L, "llvm.masked.load", th, 2, a, 4);
     }
     LLVMValueRef cat[W];

@@ -926,7 +926,7 @@ static unsigned find_runs(const shape *s, int64_t size, run *r, unsigned max)
     return nr;
 }
 
-static LLVMValueRef lane_range_mask(lw *L, LLVMValueRef mask, unsigned first, unsigned n)
+LLVMValueRef lane_range_mask(lw *L, LLVMValueRef mask, unsigned first, unsigned n)
 {
     LLVMValueRef idx[W];
     for (unsigned i = 0; i < n; i++)
