@@ -509,6 +509,23 @@ static bool stride(analysis *A, shape *s, LLVMValueRef x, LLVMValueRef y)
     return true;
 }
 
+/* Any lane-wise operation of operands that hold one value in every lane
+ * holds one value in every lane (a warp's first thread index shifted
+ * right: `warp_sums[tid >> 5]`). */
+static bool uniform_op(analysis *A, shape *s, LLVMValueRef v)
+{
+    for (int i = 0; i < LLVMGetNumOperands(v); i++) {
+        shape *a = analyze(A, LLVMGetOperand(v, i));
+        if (!usable(a) || a->sym || !merge_guards(s, a))
+            return false;
+        for (unsigned l = 0; l < W; l++)
+            if (a->off[l] || a->k[l])
+                return false;
+        inherit(s, a);
+    }
+    return true; /* off = 0 */
+}
+
 static bool analyze_inst(analysis *A, shape *s, LLVMValueRef v)
 {
     LLVMValueRef o0 = LLVMGetNumOperands(v) > 0 ? LLVMGetOperand(v, 0) : NULL;
@@ -522,7 +539,10 @@ static bool analyze_inst(analysis *A, shape *s, LLVMValueRef v)
     case LLVMSub:
         return combine(A, s, o0, o1, -1);
     case LLVMOr:
-        return LLVMGetIsDisjoint(v) && combine(A, s, o0, o1, 1);
+        return LLVMGetIsDisjoint(v) ? combine(A, s, o0, o1, 1) : uniform_op(A, s, v);
+    case LLVMLShr: case LLVMAShr: case LLVMAnd: case LLVMXor:
+    case LLVMUDiv: case LLVMSDiv: case LLVMURem: case LLVMSRem:
+        return uniform_op(A, s, v);
     case LLVMShl:
         return const_splat(o1, &k) && k >= 0 && k < 64 && scale(A, s, o0, (int64_t)(1ull << k));
     case LLVMMul:
@@ -1060,7 +1080,7 @@ static void known_store(lw *L, const shape *s, LLVMValueRef val, LLVMValueRef ad
     unsigned nr = find_runs(s, align, r, MAX_RUNS);
     bool runs = nr <= MAX_RUNS;
     for (unsigned i = 0; runs && i < nr; i++)
-        runs = r[i].step != 0 || r[i].n == 1;
+        runs = r[i].step != 0 || r[i].n == 1 || (nr == 1 && r[i].n == W);
     if (!runs) {
         LLVMTypeRef pvt = vec_of(L->ptr), t[2] = {vt, pvt};
         LLVMValueRef a[4] = {val, LLVMBuildIntToPtr(L->b, addrs, pvt, ""), const_i32(L, align), mask};
@@ -1069,6 +1089,20 @@ static void known_store(lw *L, const shape *s, LLVMValueRef val, LLVMValueRef ad
     }
     LLVMValueRef sx = shape_sym(L, s);
     LLVMValueRef base = lane0_value(L, addrs, s->off, s->k, sx, 64, shape_lane(L, s, mask));
+    if (nr == 1 && r[0].n == W && r[0].step == 0) { /* one address: the last active lane's value */
+        LLVMTypeRef i32t = L->i32, et = LLVMGetElementType(vt), v1 = LLVMVectorType(et, 1);
+        LLVMValueRef bits = LLVMBuildBitCast(L->b, mask, L->i32, "");
+        LLVMValueRef lz = call_intrinsic(L, "llvm.ctlz", &i32t, 1, (LLVMValueRef[]){bits, LLVMConstInt(L->i1, 0, false)}, 2);
+        LLVMValueRef last = LLVMBuildAnd(L->b, LLVMBuildSub(L->b, const_i32(L, W - 1), lz, ""), const_i32(L, W - 1), "");
+        LLVMValueRef one = LLVMBuildInsertElement(L->b, LLVMGetPoison(v1), LLVMBuildExtractElement(L->b, val, last, ""),
+                                                  const_i32(L, 0), "");
+        LLVMValueRef any = LLVMBuildICmp(L->b, LLVMIntNE, bits, const_i32(L, 0), "");
+        LLVMValueRef m1 = LLVMBuildInsertElement(L->b, LLVMGetPoison(LLVMVectorType(L->i1, 1)), any, const_i32(L, 0), "");
+        LLVMTypeRef t[2] = {v1, L->ptr};
+        LLVMValueRef a[4] = {one, at_offset(L, base, &r[0], sx), const_i32(L, align), m1};
+        call_intrinsic(L, "llvm.masked.store", t, 2, a, 4);
+        return;
+    }
     for (unsigned i = 0; i < nr; i++) {
         LLVMValueRef part = lane_range_mask(L, val, r[i].first, r[i].n);
         LLVMTypeRef t[2] = {LLVMTypeOf(part), L->ptr};

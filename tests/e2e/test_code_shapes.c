@@ -301,6 +301,24 @@ static const char indexed_src[] = HEADER
     "  add.s64 %rd8, %rd3, %rd4; st.global.f32 [%rd8], %f1;\n"
     "  ret;\n}\n";
 
+/* One address per warp from lane-wise operations of uniform values
+ * (shifts, masks, divisions of the warp's first thread index): each warp
+ * w of a 1D block stores into out[w] the thread index of its last lane
+ * whose bit is set in `lanes` (none set: out[w] keeps its value), and
+ * out[32 + w] = in[(tid / 32) % 3], read by every lane, added to
+ * ((tid >> 5) & 1) ^ 1. */
+static const char warp_slot_src[] = HEADER
+    ".visible .entry warp_slot(.param .u64 in, .param .u64 out, .param .u32 lanes)\n{\n"
+    "  .reg .pred %p<3>; .reg .b32 %r<16>; .reg .b64 %rd<8>;\n"
+    "  ld.param.u64 %rd1, [in]; ld.param.u64 %rd2, [out]; ld.param.u32 %r1, [lanes];\n"
+    "  mov.u32 %r2, %tid.x; shr.u32 %r3, %r2, 5; and.b32 %r4, %r2, 31; shr.u32 %r5, %r1, %r4;\n"
+    "  and.b32 %r5, %r5, 1; setp.ne.u32 %p1, %r5, 0;\n"
+    "  mul.wide.u32 %rd3, %r3, 4; add.s64 %rd4, %rd2, %rd3; @%p1 st.global.u32 [%rd4], %r2;\n"
+    "  div.u32 %r6, %r2, 32; rem.u32 %r6, %r6, 3; mul.wide.u32 %rd5, %r6, 4; add.s64 %rd6, %rd1, %rd5;\n"
+    "  ld.global.u32 %r7, [%rd6]; and.b32 %r8, %r3, 1; xor.b32 %r8, %r8, 1; add.s32 %r7, %r7, %r8;\n"
+    "  st.global.u32 [%rd4+128], %r7;\n"
+    "  ret;\n}\n";
+
 static const ptxjit_kernel *kernel(const char *src, const char *name, ptxjit_module **m)
 {
     char *log = NULL;
@@ -714,6 +732,34 @@ static void test_run_time_address_classes(void **state)
     munmap(region, map);
 }
 
+static void test_uniform_from_lane_ops(void **state)
+{
+    (void)state;
+    ptxjit_module *m;
+    const ptxjit_kernel *k = kernel(warp_slot_src, "warp_slot", &m);
+    static const uint32_t masks[] = {0xffffffffu, 0x55555555u, 0x00010001u, 1u, 0};
+    static const uint32_t blocks[] = {32, 96, 200};
+    uint32_t in[3] = {100, 200, 300};
+    for (size_t b = 0; b < sizeof blocks / sizeof *blocks; b++)
+        for (size_t i = 0; i < sizeof masks / sizeof *masks; i++) {
+            uint32_t nt = blocks[b], out[64];
+            for (uint32_t j = 0; j < 64; j++)
+                out[j] = 7777;
+            struct { uint32_t *in, *out; uint32_t lanes; } p = {in, out, masks[i]};
+            run(k, 1, nt, 1, 1, &p);
+            for (uint32_t w = 0; w < (nt + 31) / 32; w++) {
+                uint32_t want = 7777, load = in[w % 3] + ((w & 1) ^ 1);
+                for (uint32_t l = 0; l < 32 && w * 32 + l < nt; l++)
+                    if (masks[i] >> l & 1)
+                        want = w * 32 + l;
+                if (out[w] != want || out[32 + w] != load)
+                    fail_msg("block %u, lanes %08x: warp %u stored %u and %u, want %u and %u", nt, masks[i], w,
+                             out[w], out[32 + w], want, load);
+            }
+        }
+    ptxjit_module_unload(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -731,6 +777,7 @@ int main(void)
         cmocka_unit_test(test_grid_stride_prefetch),
         cmocka_unit_test(test_shared_atomics_lane_order),
         cmocka_unit_test(test_run_time_address_classes),
+        cmocka_unit_test(test_uniform_from_lane_ops),
     };
     return cmocka_run_group_tests(tests, test_ctx_setup, test_ctx_teardown);
 }
