@@ -176,6 +176,8 @@ void shape_store(fn *F, LLVMValueRef addrs, LLVMValueRef val, uint32_t align, LL
 void lower_shapes(lw *L, LLVMTargetMachineRef tm);
 /* Lanes [first, first + n) of mask (<n x i1>). */
 LLVMValueRef lane_range_mask(lw *L, LLVMValueRef mask, unsigned first, unsigned n);
+/* The value of the highest lane in bits (lower_mem.c). */
+LLVMValueRef last_lane_value(lw *L, LLVMValueRef val, LLVMValueRef bits);
 /* i1: some active lane's address may be misaligned (a placeholder that
  * lower_shapes decides: see lower_align.c). */
 LLVMValueRef shape_align_test(fn *F, LLVMValueRef addrs, LLVMValueRef mask, uint32_t align);

@@ -422,6 +422,16 @@ static LLVMValueRef classified_load(fn *F, LLVMValueRef addrs, LLVMTypeRef elem,
     return phi;
 }
 
+/* The value of the highest lane in bits (i32; none: lane 31's): lanes
+ * store in lane order, so a warp's stores to one address leave it. */
+LLVMValueRef last_lane_value(lw *L, LLVMValueRef val, LLVMValueRef bits)
+{
+    LLVMTypeRef i32t = L->i32;
+    LLVMValueRef lz = call_intrinsic(L, "llvm.ctlz", &i32t, 1, (LLVMValueRef[]){bits, LLVMConstInt(L->i1, 0, false)}, 2);
+    LLVMValueRef last = LLVMBuildAnd(L->b, LLVMBuildSub(L->b, const_i32(L, W - 1), lz, ""), const_i32(L, W - 1), "last.lane");
+    return LLVMBuildExtractElement(L->b, val, last, "");
+}
+
 static void classified_store(fn *F, LLVMValueRef addrs, LLVMValueRef val, uint32_t align, LLVMValueRef mask)
 {
     lw *L = F->L;
@@ -438,11 +448,7 @@ static void classified_store(fn *F, LLVMValueRef addrs, LLVMValueRef val, uint32
     LLVMPositionBuilderAtEnd(L->b, vary);
     LLVMBuildCondBr(L->b, is_uniform_addr(F, addrs, mask), one, slow);
     LLVMPositionBuilderAtEnd(L->b, one);
-    LLVMTypeRef i32t = L->i32;
-    LLVMValueRef lz = call_intrinsic(L, "llvm.ctlz", &i32t, 1,
-                                     (LLVMValueRef[]){mask_bits(F, mask), LLVMConstInt(L->i1, 1, false)}, 2);
-    LLVMValueRef last = LLVMBuildSub(L->b, const_i32(L, W - 1), lz, "last.lane");
-    LLVMValueRef st = LLVMBuildStore(L->b, LLVMBuildExtractElement(L->b, val, last, ""),
+    LLVMValueRef st = LLVMBuildStore(L->b, last_lane_value(L, val, mask_bits(F, mask)),
                                      LLVMBuildIntToPtr(L->b, first_address(F, addrs), L->ptr, ""));
     LLVMSetAlignment(st, align);
     LLVMBuildBr(L->b, join);

@@ -426,21 +426,36 @@ static void write_reductions(fn *F)
 
 /* After a converged wait: the pc vector from the lanes, and on into the
  * block after the barrier; other waits take `other`. */
+/* A converged warp's lanes (restored) go on at block next together: the
+ * pc vector from them, then the block's converged entry. */
+static void enter_after_wait(fn *F, LLVMValueRef lanes, uint32_t next)
+{
+    lw *L = F->L;
+    LLVMValueRef pc = LLVMBuildSelect(L->b, lanes, splat(L, const_i32(L, next)), splat(L, const_i32(L, PC_EXIT)), "");
+    LLVMBuildStore(L->b, pc, F->pc);
+    enter_converged(F, lanes, next);
+}
+
+/* Whether resume point k is restored here rather than by its own path
+ * (the restore switch sends a converged plain wait to emit_converged_restore
+ * first). */
+static bool generic_resume(fn *F, uint32_t k)
+{
+    return F->wait_next[k] < F->nblocks && !F->wait_save[k];
+}
+
 static void resume_converged(fn *F, LLVMValueRef r, LLVMBasicBlockRef other)
 {
     lw *L = F->L;
     LLVMValueRef lanes = lanes_of(F, frame_load(F, PTXJIT_FRAME_LANES, L->i32));
     LLVMValueRef sw = LLVMBuildSwitch(L->b, r, other, F->nwaits);
     for (uint32_t k = 0; k < F->nwaits; k++) {
-        uint32_t next = F->wait_next[k];
-        if (next >= F->nblocks)
+        if (!generic_resume(F, k))
             continue;
         LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "resume.conv");
         LLVMAddCase(sw, const_i32(L, k + 1), bb);
         LLVMPositionBuilderAtEnd(L->b, bb);
-        LLVMValueRef pc = LLVMBuildSelect(L->b, lanes, splat(L, const_i32(L, next)), splat(L, const_i32(L, PC_EXIT)), "");
-        LLVMBuildStore(L->b, pc, F->pc);
-        enter_converged(F, lanes, next);
+        enter_after_wait(F, lanes, F->wait_next[k]);
     }
 }
 
@@ -464,7 +479,7 @@ static void resume_jump(fn *F)
     LLVMValueRef sw = LLVMBuildSwitch(L->b, r, F->dispatch, F->nwaits);
     for (uint32_t k = 0; k < F->nwaits; k++) {
         uint32_t next = F->wait_next[k];
-        if (next >= F->nblocks)
+        if (!generic_resume(F, k))
             continue;
         LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "resume.at");
         LLVMAddCase(sw, const_i32(L, k + 1), bb);
@@ -586,10 +601,7 @@ static void emit_converged_restore(fn *F, uint32_t k, const saved_reg *r, uint32
     move_converged_state(F, false);
     move_registers(F, r, n, false, next);
     rematerialize(F);
-    LLVMValueRef lanes = lanes_of(F, frame_load(F, PTXJIT_FRAME_LANES, L->i32));
-    LLVMValueRef pc = LLVMBuildSelect(L->b, lanes, splat(L, const_i32(L, next)), splat(L, const_i32(L, PC_EXIT)), "");
-    LLVMBuildStore(L->b, pc, F->pc);
-    enter_converged(F, lanes, next);
+    enter_after_wait(F, lanes_of(F, frame_load(F, PTXJIT_FRAME_LANES, L->i32)), next);
 }
 
 /* Fills the save and restore blocks and the CTA loop's step; returns the

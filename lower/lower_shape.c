@@ -1090,11 +1090,9 @@ static void known_store(lw *L, const shape *s, LLVMValueRef val, LLVMValueRef ad
     LLVMValueRef sx = shape_sym(L, s);
     LLVMValueRef base = lane0_value(L, addrs, s->off, s->k, sx, 64, shape_lane(L, s, mask));
     if (nr == 1 && r[0].n == W && r[0].step == 0) { /* one address: the last active lane's value */
-        LLVMTypeRef i32t = L->i32, et = LLVMGetElementType(vt), v1 = LLVMVectorType(et, 1);
+        LLVMTypeRef v1 = LLVMVectorType(LLVMGetElementType(vt), 1);
         LLVMValueRef bits = LLVMBuildBitCast(L->b, mask, L->i32, "");
-        LLVMValueRef lz = call_intrinsic(L, "llvm.ctlz", &i32t, 1, (LLVMValueRef[]){bits, LLVMConstInt(L->i1, 0, false)}, 2);
-        LLVMValueRef last = LLVMBuildAnd(L->b, LLVMBuildSub(L->b, const_i32(L, W - 1), lz, ""), const_i32(L, W - 1), "");
-        LLVMValueRef one = LLVMBuildInsertElement(L->b, LLVMGetPoison(v1), LLVMBuildExtractElement(L->b, val, last, ""),
+        LLVMValueRef one = LLVMBuildInsertElement(L->b, LLVMGetPoison(v1), last_lane_value(L, val, bits),
                                                   const_i32(L, 0), "");
         LLVMValueRef any = LLVMBuildICmp(L->b, LLVMIntNE, bits, const_i32(L, 0), "");
         LLVMValueRef m1 = LLVMBuildInsertElement(L->b, LLVMGetPoison(LLVMVectorType(L->i1, 1)), any, const_i32(L, 0), "");
@@ -1220,13 +1218,14 @@ static bool collect_region(region *r, LLVMBasicBlockRef entry, LLVMBasicBlockRef
             r->bb[r->n++] = s;
         }
     }
-    for (unsigned i = 0; i < r->n; i++) /* single entry: every predecessor inside */
+    /* single entry: entry has one predecessor, the others theirs inside */
+    LLVMUseRef e = LLVMGetFirstUse(LLVMBasicBlockAsValue(entry));
+    if (!e || LLVMGetNextUse(e))
+        return false;
+    for (unsigned i = 1; i < r->n; i++)
         for (LLVMUseRef u = LLVMGetFirstUse(LLVMBasicBlockAsValue(r->bb[i])); u; u = LLVMGetNextUse(u)) {
             LLVMValueRef user = LLVMGetUser(u);
-            if (!LLVMIsAInstruction(user))
-                return false;
-            LLVMBasicBlockRef p = LLVMGetInstructionParent(user);
-            if (i ? !in_region(r, p) : (LLVMGetFirstUse(LLVMBasicBlockAsValue(entry)) != u || LLVMGetNextUse(u)))
+            if (!LLVMIsAInstruction(user) || !in_region(r, LLVMGetInstructionParent(user)))
                 return false;
         }
     return true;
@@ -1262,10 +1261,8 @@ static LLVMValueRef clone_chain(lw *L, region *r, LLVMValueRef v)
     LLVMValueRef ops[4];
     if (n > 4)
         return v;
-    for (unsigned i = 0; i < n; i++) {
-        LLVMValueRef o = LLVMGetOperand(v, i);
-        ops[i] = clone_chain(L, r, o);
-    }
+    for (unsigned i = 0; i < n; i++)
+        ops[i] = clone_chain(L, r, LLVMGetOperand(v, i));
     if (r->nclones == MAX_CLONES)
         return v;
     LLVMValueRef c = LLVMInstructionClone(v);
@@ -1293,15 +1290,12 @@ static void own_addresses(analysis *A, LLVMBasicBlockRef entry, LLVMBasicBlockRe
         first = LLVMGetNextInstruction(first);
     if (!first)
         return;
+    /* the copies go before `first`, behind the walk over entry: never
+     * visited themselves */
     LLVMPositionBuilderBefore(L->b, first);
     for (unsigned i = 0; i < r.n; i++)
-        for (LLVMValueRef in = LLVMGetFirstInstruction(r.bb[i]); in; in = LLVMGetNextInstruction(in)) {
+        for (LLVMValueRef in = i ? LLVMGetFirstInstruction(r.bb[i]) : first; in; in = LLVMGetNextInstruction(in)) {
             if (LLVMIsAPHINode(in))
-                continue;
-            bool own = false;
-            for (unsigned k = 0; k < r.nclones && !own; k++)
-                own = r.to[k] == in;
-            if (own)
                 continue;
             unsigned n = (unsigned)LLVMGetNumOperands(in);
             for (unsigned k = 0; k < n; k++) {
