@@ -278,13 +278,12 @@ void arrive_sync_point(fn *F, const ptx_instr *in)
     LLVMBuildStore(b, LLVMBuildAnd(b, forced, gone, ""), F->forced);
 }
 
-/* <32 x i1> from an i32 of lane bits (cheaper than a bitcast on x86). */
+/* <32 x i1> from an i32 of lane bits, mask_bits' inverse (bit i is lane
+ * i): one mask-register move, where testing a splat against the lane bits
+ * took four instructions. */
 LLVMValueRef lanes_of(fn *F, LLVMValueRef bits)
 {
-    lw *L = F->L;
-    LLVMValueRef one = LLVMBuildShl(L->b, splat(L, const_i32(L, 1)), F->lane, "");
-    LLVMValueRef sel = LLVMBuildAnd(L->b, splat(L, bits), one, "");
-    return LLVMBuildICmp(L->b, LLVMIntNE, sel, LLVMConstNull(vec_of(L->i32)), "");
+    return LLVMBuildBitCast(F->L->b, bits, vec_of(F->L->i1), "");
 }
 
 /* Dispatcher part: the lanes it may pick from.  Parked lanes wait, unless
