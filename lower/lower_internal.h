@@ -101,7 +101,7 @@ typedef struct fn {
     LLVMValueRef frame_size;     /* resumable: constant global, set once the frame is laid out */
     LLVMBasicBlockRef save, restore;
     LLVMValueRef cta_loop;       /* resumable: i1, called with PTXJIT_WARP_CTA_LOOP */
-    LLVMValueRef loop_warp, wait_code, wait_conv, sweep_bar, sweep_ok, sweep_live, exited; /* its state (allocas) */
+    LLVMValueRef loop_warp, todo, wait_code, wait_conv, sweep_bar, sweep_ok, sweep_live, exited; /* its state (allocas) */
     LLVMBasicBlockRef warp_top, warp_next, cta_more, cta_return;
     bool bar_arrives;            /* resumable: the kernel has bar.arrive (no barrier completes in code) */
     const ptx_instr **waits;     /* resumable: the barrier of each resume point */

@@ -108,9 +108,22 @@ static LLVMValueRef frame_load(fn *F, uint32_t offset, LLVMTypeRef t)
     return v;
 }
 
+/* Bits 0 .. nwarps - 1: the CTA's warps. */
+static LLVMValueRef all_warps(fn *F)
+{
+    lw *L = F->L;
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef nwarps = F->ntid[0] ? const_i32(L, (F->ntid[0] * F->ntid[1] * F->ntid[2] + W - 1) / W)
+                                     : load_field(F, F->cta, PTXJIT_CTA_NWARPS, L->i32);
+    LLVMValueRef all64 = LLVMBuildSub(b, LLVMBuildShl(b, const_i64(L, 1), LLVMBuildZExt(b, nwarps, L->i64, ""), ""),
+                                      const_i64(L, 1), "");
+    return LLVMBuildTrunc(b, all64, L->i32, "");
+}
+
 /* The loop over the CTA's warps: the entry block keeps the allocas and
  * picks the first warp; the per-warp prologue follows at warp.top.  Its
- * state lives in allocas, which become SSA values. */
+ * state lives in allocas, which become SSA values.  A sweep's warps still
+ * to run are a set (todo): the step pops its lowest. */
 void resume_loop_begin(fn *F)
 {
     lw *L = F->L;
@@ -118,6 +131,8 @@ void resume_loop_begin(fn *F)
     F->cta_loop = LLVMBuildICmp(L->b, LLVMIntEQ, arg, const_i32(L, PTXJIT_WARP_CTA_LOOP), "cta.loop");
     F->loop_warp = entry_alloca(F, L->i32, "loop.warp");
     LLVMBuildStore(L->b, LLVMBuildSelect(L->b, F->cta_loop, const_i32(L, 0), arg, ""), F->loop_warp);
+    F->todo = entry_alloca(F, L->i32, "sweep.todo");
+    LLVMBuildStore(L->b, LLVMBuildAnd(L->b, all_warps(F), const_i32(L, ~1u), ""), F->todo);
     F->wait_code = entry_alloca(F, L->i32, "wait.code");
     F->wait_conv = entry_alloca(F, L->i1, "wait.conv");
     F->sweep_bar = entry_alloca(F, L->i32, "sweep.bar");
@@ -488,13 +503,15 @@ static void resume_jump(fn *F)
     }
 }
 
-/* The lowest warp of `set` (nonzero) goes next. */
+/* The lowest warp of `set` (nonzero) goes next; the others are the
+ * sweep's rest. */
 static void next_warp(fn *F, LLVMValueRef set)
 {
     lw *L = F->L;
     LLVMTypeRef i32t = L->i32;
     LLVMValueRef w = call_intrinsic(L, "llvm.cttz", &i32t, 1, (LLVMValueRef[]){set, LLVMConstInt(L->i1, 1, false)}, 2);
     LLVMBuildStore(L->b, w, F->loop_warp);
+    LLVMBuildStore(L->b, LLVMBuildAnd(L->b, set, LLVMBuildSub(L->b, set, const_i32(L, 1), ""), ""), F->todo);
     LLVMBuildBr(L->b, F->warp_top);
 }
 
@@ -536,20 +553,12 @@ static void emit_cta_step(fn *F)
     LLVMBuildRetVoid(b);
 
     LLVMPositionBuilderAtEnd(b, F->cta_more);
-    LLVMValueRef exited = LLVMBuildLoad2(b, L->i32, F->exited, "");
-    LLVMValueRef bit = LLVMBuildShl(b, const_i32(L, 1), F->warp, "");
-    LLVMValueRef nwarps = F->ntid[0] ? const_i32(L, (F->ntid[0] * F->ntid[1] * F->ntid[2] + W - 1) / W)
-                                     : load_field(F, F->cta, PTXJIT_CTA_NWARPS, L->i32);
-    LLVMValueRef all64 = LLVMBuildSub(b, LLVMBuildShl(b, const_i64(L, 1), LLVMBuildZExt(b, nwarps, L->i64, ""), ""),
-                                      const_i64(L, 1), "");
-    LLVMValueRef waiting = LLVMBuildAnd(b, LLVMBuildTrunc(b, all64, L->i32, ""), LLVMBuildNot(b, exited, ""), "");
-    LLVMValueRef above = LLVMBuildNot(b, LLVMBuildSub(b, LLVMBuildShl(b, bit, const_i32(L, 1), ""), const_i32(L, 1), ""), "");
-    LLVMValueRef later = LLVMBuildAnd(b, waiting, above, "");
+    LLVMValueRef todo = LLVMBuildLoad2(b, L->i32, F->todo, "");
     LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "cta.next.warp");
     LLVMBasicBlockRef end = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "cta.sweep.end");
-    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntNE, later, const_i32(L, 0), ""), go, end);
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntNE, todo, const_i32(L, 0), ""), go, end);
     LLVMPositionBuilderAtEnd(b, go);
-    next_warp(F, later);
+    next_warp(F, todo);
 
     /* every live warp waits at one plain barrier: it completes, all go on */
     LLVMPositionBuilderAtEnd(b, end);
@@ -563,7 +572,8 @@ static void emit_cta_step(fn *F)
     LLVMBuildStore(b, const_i32(L, (uint32_t)SWEEP_NONE), F->sweep_bar);
     LLVMBuildStore(b, LLVMConstInt(L->i1, 1, false), F->sweep_ok);
     LLVMBuildStore(b, LLVMConstInt(L->i1, 0, false), F->sweep_live);
-    next_warp(F, waiting);
+    LLVMValueRef exited = LLVMBuildLoad2(b, L->i32, F->exited, "");
+    next_warp(F, LLVMBuildAnd(b, all_warps(F), LLVMBuildNot(b, exited, ""), ""));
 }
 
 /* A converged warp at plain barrier k (wait_at's fast case): its state and
