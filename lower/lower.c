@@ -561,6 +561,7 @@ static void lower_body(fn *F)
     lw *L = F->L;
     const ptx_func *f = F->f;
     partition(F);
+    find_if_bodies(F);
     analyze_liveness(F);
     analyze_block_liveness(F);
     analyze_forwarding(F);
@@ -703,6 +704,7 @@ static uint32_t lower_function(lw *L, const ptx_func *f)
     free(F.next_block);
     free(F.sync_block);
     free(F.park_block);
+    free(F.if_join);
     free(F.cta_barrier_block);
     free(F.from_later);
     free(F.may_repeat);

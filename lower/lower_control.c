@@ -146,6 +146,41 @@ void finish_converged_entries(fn *F)
             converged_to_pc(F, b);
 }
 
+/* ---- converged if-bodies ----
+ * `@p bra join` over a block that falls into join is an if: a converged
+ * warp that splits there runs the body with its other lanes as the
+ * converged mask, the lanes at the join in F->join instead of the pc
+ * vector, and enters the join converged with both.  The body must not
+ * look at pending lanes or leave early: no sync point, call or
+ * terminator (the lanes then meet where the dispatcher would have met
+ * them, the lower-numbered body first, without its round trip). */
+void find_if_bodies(fn *F)
+{
+    const ptx_func *f = F->f;
+    F->if_join = calloc(F->nblocks, sizeof *F->if_join);
+    if (!F->if_join)
+        abort(); /* lowering has no partial-failure path */
+    uint8_t *bad = calloc(F->nblocks, 1);
+    if (!bad)
+        abort();
+    for (uint32_t i = 0; i < f->nbody; i++) {
+        const ptx_stmt *s = &f->body[i];
+        if (s->kind != PTX_STMT_INSTR)
+            continue;
+        const ptx_instr *in = s->instr;
+        if (is_sync_point(in) || in->op == PTX_OP_CALL || in->op == PTX_OP_BRA || in->op == PTX_OP_BRX_IDX ||
+            in->op == PTX_OP_RET || in->op == PTX_OP_EXIT)
+            bad[F->block_of_stmt[i]] = 1;
+    }
+    for (uint32_t b = 0; b < F->nblocks; b++)
+        if (!bad[b] && !F->park_block[b] && !F->sync_block[b] && F->next_block[b] < F->nblocks &&
+            F->next_block[b] != b)
+            F->if_join[b] = F->next_block[b] + 1;
+    free(bad);
+    F->join = entry_alloca(F, F->L->i32, "join");
+    LLVMBuildStore(F->L->b, const_i32(F->L, 0), F->join);
+}
+
 /* When cond holds, `lanes` (every pending lane) enter block x converged;
  * else the code continues in a new block. */
 static void converge_if(fn *F, LLVMValueRef cond, LLVMValueRef lanes, uint32_t x)
@@ -167,6 +202,10 @@ static void leave_converged(fn *F, LLVMValueRef taken, uint32_t t, uint32_t n, L
     LLVMBuilderRef b = L->b;
     LLVMValueRef lanes = F->mask;
     if (!taken) {
+        if (n < F->nblocks && F->if_join[F->cur_block] == n + 1) { /* the if's lanes meet again */
+            lanes = LLVMBuildOr(b, lanes, lanes_of(F, LLVMBuildLoad2(b, L->i32, F->join, "")), "");
+            LLVMBuildStore(b, const_i32(L, 0), F->join);
+        }
         if (n < F->nblocks)
             enter_converged(F, lanes, n);
         else
@@ -184,6 +223,11 @@ static void leave_converged(fn *F, LLVMValueRef taken, uint32_t t, uint32_t n, L
             LLVMBuildCondBr(b, all, split, part);
             LLVMPositionBuilderAtEnd(b, part);
             set_pc(F, taken, t);
+            enter_converged(F, LLVMBuildAnd(b, lanes, LLVMBuildNot(b, taken, ""), ""), n);
+            return;
+        }
+        if (t < F->nblocks && t != n && F->if_join[n] == t + 1) { /* an if: the body, the others wait */
+            LLVMBuildStore(b, tb, F->join);
             enter_converged(F, LLVMBuildAnd(b, lanes, LLVMBuildNot(b, taken, ""), ""), n);
             return;
         }

@@ -69,6 +69,8 @@ typedef struct fn {
     LLVMValueRef mask_slot;      /* alloca <32 x i1>: the block's lanes, set by whoever enters it */
     LLVMValueRef conv_slot;      /* alloca i1: entered converged (the pc vector is stale for its lanes) */
     LLVMValueRef converged;      /* the block's conv_slot value */
+    uint32_t *if_join;           /* per block: join + 1 when it is a plain if-body falling into join, else 0 */
+    LLVMValueRef join;           /* alloca i32: lanes waiting at the join while a converged if-body runs */
     uint32_t *block_of_stmt;     /* statement index -> PTX block (priority order) */
     uint32_t *next_block;        /* fall-through successor of each block (or PC_EXIT/PC_RET) */
     uint8_t *sync_block;         /* the block holds a sync point: no fairness pick (lower_converge.c) */
@@ -438,6 +440,7 @@ void leave_block(fn *F, LLVMValueRef taken, uint32_t t, uint32_t n);
 void enter_converged(fn *F, LLVMValueRef lanes, uint32_t b); /* jump to b's converged entry */
 void begin_block(fn *F, uint32_t b, uint32_t first_stmt);
 void finish_converged_entries(fn *F);
+void find_if_bodies(fn *F); /* after the blocks are numbered */
 void bind_func_params(fn *F);
 
 #endif

@@ -6,7 +6,9 @@
  * rows: a broadcast per row, one run of 16 read twice, runs stored at two
  * offsets) under full and partial masks, in 1D/2D/3D blocks whose sizes are
  * not multiples of 32, rows of lanes a run-time pitch apart (wrapping or
- * not), and registers reused with several definitions; a misaligned base
+ * not), registers reused with several definitions, and if-bodies run
+ * with the other lanes waiting at the join (loops, a barrier as the join,
+ * early exits, partial warps); a misaligned base
  * faults on each of those paths.  Each kernel runs with code specialized for its
  * block shape and with the generic code (PTXJIT_SPECIALIZE). */
 #include <math.h>
@@ -317,6 +319,50 @@ static const char warp_slot_src[] = HEADER
     "  div.u32 %r6, %r2, 32; rem.u32 %r6, %r6, 3; mul.wide.u32 %rd5, %r6, 4; add.s64 %rd6, %rd1, %rd5;\n"
     "  ld.global.u32 %r7, [%rd6]; and.b32 %r8, %r3, 1; xor.b32 %r8, %r8, 1; add.s32 %r7, %r7, %r8;\n"
     "  st.global.u32 [%rd4+128], %r7;\n"
+    "  ret;\n}\n";
+
+/* If-bodies a converged warp runs with its other lanes waiting at the join
+ * (lower_control.c, find_if_bodies).  if_loop: threads with tid % 5 == 4
+ * exit first; the others start at v = tid and, for i < n, do
+ * v = 3 v + i unless (7 tid + i) % 3 == 0, then v ^= i << 4 when
+ * (tid ^ i) & 3 == 1; out[tid] = v.  if_barrier: slot[tid] starts at
+ * 1000 + tid; for i < n, threads with (tid + i) odd set slot[tid] =
+ * 16 tid + i, a barrier (the if's join), then each adds
+ * slot[(tid + 1) % ntid] to acc; out[tid] = acc. */
+static const char if_src[] = HEADER
+    ".visible .entry if_loop(.param .u64 out, .param .u32 n)\n{\n"
+    "  .reg .pred %p<5>; .reg .b32 %r<16>; .reg .b64 %rd<4>;\n"
+    "  ld.param.u64 %rd1, [out]; ld.param.u32 %r1, [n];\n"
+    "  mov.u32 %r2, %tid.x; rem.u32 %r3, %r2, 5; setp.eq.u32 %p1, %r3, 4; @%p1 ret;\n"
+    "  mov.u32 %r4, %r2; mov.u32 %r5, 0; setp.eq.u32 %p2, %r1, 0; @%p2 bra DONE;\n"
+    "LOOP:\n"
+    "  mad.lo.u32 %r6, %r2, 7, %r5; rem.u32 %r6, %r6, 3; setp.eq.u32 %p3, %r6, 0; @%p3 bra J1;\n"
+    "  mad.lo.u32 %r4, %r4, 3, %r5;\n"
+    "J1:\n"
+    "  xor.b32 %r7, %r2, %r5; and.b32 %r7, %r7, 3; setp.ne.u32 %p4, %r7, 1; @%p4 bra J2;\n"
+    "  shl.b32 %r8, %r5, 4; xor.b32 %r4, %r4, %r8;\n"
+    "J2:\n"
+    "  add.s32 %r5, %r5, 1; setp.lt.u32 %p2, %r5, %r1; @%p2 bra LOOP;\n"
+    "DONE:\n"
+    "  mul.wide.u32 %rd2, %r2, 4; add.s64 %rd3, %rd1, %rd2; st.global.u32 [%rd3], %r4;\n"
+    "  ret;\n}\n"
+    ".visible .entry if_barrier(.param .u64 out, .param .u32 n)\n{\n"
+    "  .reg .pred %p<4>; .reg .b32 %r<20>; .reg .b64 %rd<4>;\n"
+    "  .shared .align 4 .b8 slot[4096];\n"
+    "  ld.param.u64 %rd1, [out]; ld.param.u32 %r1, [n];\n"
+    "  mov.u32 %r2, %tid.x; mov.u32 %r3, %ntid.x; mov.u32 %r4, slot; shl.b32 %r5, %r2, 2; add.s32 %r6, %r4, %r5;\n"
+    "  add.s32 %r7, %r2, 1000; st.shared.u32 [%r6], %r7; bar.sync 0;\n"
+    "  add.s32 %r8, %r2, 1; rem.u32 %r8, %r8, %r3; shl.b32 %r8, %r8, 2; add.s32 %r8, %r4, %r8;\n"
+    "  mov.u32 %r9, 0; mov.u32 %r10, 0; setp.eq.u32 %p1, %r1, 0; @%p1 bra DONE;\n"
+    "LOOP:\n"
+    "  add.s32 %r11, %r2, %r10; and.b32 %r11, %r11, 1; setp.eq.u32 %p2, %r11, 0; @%p2 bra JOIN;\n"
+    "  shl.b32 %r12, %r2, 4; add.s32 %r12, %r12, %r10; st.shared.u32 [%r6], %r12;\n"
+    "JOIN:\n"
+    "  bar.sync 0;\n"
+    "  ld.shared.u32 %r13, [%r8]; add.s32 %r9, %r9, %r13; bar.sync 0;\n"
+    "  add.s32 %r10, %r10, 1; setp.lt.u32 %p3, %r10, %r1; @%p3 bra LOOP;\n"
+    "DONE:\n"
+    "  mul.wide.u32 %rd2, %r2, 4; add.s64 %rd3, %rd1, %rd2; st.global.u32 [%rd3], %r9;\n"
     "  ret;\n}\n";
 
 static const ptxjit_kernel *kernel(const char *src, const char *name, ptxjit_module **m)
@@ -760,6 +806,50 @@ static void test_uniform_from_lane_ops(void **state)
     ptxjit_module_unload(m);
 }
 
+static void test_converged_if_bodies(void **state)
+{
+    (void)state;
+    ptxjit_module *m;
+    const ptxjit_kernel *loop = kernel(if_src, "if_loop", &m);
+    const ptxjit_kernel *bar = ptxjit_kernel_get(m, "if_barrier");
+    assert_non_null(bar);
+    static const uint32_t blocks[] = {32, 45, 96, 200};
+    for (size_t b = 0; b < sizeof blocks / sizeof *blocks; b++)
+        for (uint32_t n = 0; n < 8; n += 3) {
+            uint32_t nt = blocks[b], out[256], slot[256], acc[256] = {0};
+            for (uint32_t t = 0; t < 256; t++)
+                out[t] = 0xdeadbeef;
+            struct { uint32_t *out; uint32_t n; } p = {out, n};
+            run(loop, 2, nt, 1, 1, &p);
+            for (uint32_t t = 0; t < nt; t++) {
+                uint32_t v = t;
+                for (uint32_t i = 0; i < n; i++) {
+                    if ((7 * t + i) % 3)
+                        v = 3 * v + i;
+                    if (((t ^ i) & 3) == 1)
+                        v ^= i << 4;
+                }
+                uint32_t want = t % 5 == 4 ? 0xdeadbeef : v;
+                if (out[t] != want)
+                    fail_msg("if_loop block %u, n %u: out[%u] = %u, want %u", nt, n, t, out[t], want);
+            }
+            for (uint32_t t = 0; t < nt; t++)
+                slot[t] = 1000 + t;
+            for (uint32_t i = 0; i < n; i++) {
+                for (uint32_t t = 0; t < nt; t++)
+                    if ((t + i) & 1)
+                        slot[t] = 16 * t + i;
+                for (uint32_t t = 0; t < nt; t++)
+                    acc[t] += slot[(t + 1) % nt];
+            }
+            run(bar, 2, nt, 1, 1, &p);
+            for (uint32_t t = 0; t < nt; t++)
+                if (out[t] != acc[t])
+                    fail_msg("if_barrier block %u, n %u: out[%u] = %u, want %u", nt, n, t, out[t], acc[t]);
+        }
+    ptxjit_module_unload(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -778,6 +868,7 @@ int main(void)
         cmocka_unit_test(test_shared_atomics_lane_order),
         cmocka_unit_test(test_run_time_address_classes),
         cmocka_unit_test(test_uniform_from_lane_ops),
+        cmocka_unit_test(test_converged_if_bodies),
     };
     return cmocka_run_group_tests(tests, test_ctx_setup, test_ctx_teardown);
 }
