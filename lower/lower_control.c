@@ -249,6 +249,8 @@ void leave_block(fn *F, LLVMValueRef taken, uint32_t t, uint32_t n)
     LLVMPositionBuilderAtEnd(b, conv);
     leave_converged(F, taken, t, n, general);
     LLVMPositionBuilderAtEnd(b, general);
+    if (F->if_join[F->cur_block]) /* entered by the dispatcher: no if's lanes wait (tells LLVM so) */
+        LLVMBuildStore(b, const_i32(L, 0), F->join);
     LLVMValueRef pc = load_pc(F);
     LLVMValueRef np = LLVMBuildSelect(b, F->mask, splat(L, const_i32(L, n)), pc, "");
     if (taken)
