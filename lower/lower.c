@@ -452,7 +452,7 @@ static void declare_function(lw *L, const ptx_func *f)
     ptrmap_put(&L->funcs, f, fnv);
 }
 
-static bool is_terminator(const ptx_stmt *s)
+bool is_terminator(const ptx_stmt *s)
 {
     if (s->kind != PTX_STMT_INSTR)
         return false;
@@ -580,6 +580,18 @@ static void lower_body(fn *F)
             cur = F->cur_block = b;
             last = NULL;
             begin_block(F, b, i);
+            uint32_t end = i;
+            while (end < f->nbody && F->block_of_stmt[end] == b)
+                end++;
+            if (full_copy_pays(F, b, i, end)) {
+                lower_block_twice(F, i, end);
+                for (; i + 1 < end; i++)
+                    if (f->body[i].kind == PTX_STMT_INSTR)
+                        last = &f->body[i];
+                if (f->body[i].kind == PTX_STMT_INSTR)
+                    last = &f->body[i];
+                continue;
+            }
         }
         const ptx_stmt *s = &f->body[i];
         if (s->kind == PTX_STMT_INSTR) {

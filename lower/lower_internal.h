@@ -396,6 +396,9 @@ void analyze_forwarding(fn *F); /* after analyze_block_liveness, before analyze_
 void prune_forwarding(fn *F);   /* after analyze_remat */
 const ptx_operand *forwarded(fn *F, const ptx_operand *o);  /* the register o reads */
 const ptx_instr *forward_copy(fn *F, const ptx_instr *in);  /* lowered right after in, or NULL */
+bool full_copy_pays(fn *F, uint32_t b, uint32_t first, uint32_t end);
+void lower_block_twice(fn *F, uint32_t first, uint32_t end);
+bool is_terminator(const ptx_stmt *s);
 void forwarding_free(fn *F);
 void lower_instr(fn *F, const ptx_instr *in); /* lower.c */
 

@@ -8,7 +8,8 @@
  * not multiples of 32, rows of lanes a run-time pitch apart (wrapping or
  * not), registers reused with several definitions, and if-bodies run
  * with the other lanes waiting at the join (loops, a barrier as the join,
- * early exits, partial warps); a misaligned base
+ * early exits, partial warps), full-warp copies of hot blocks under full,
+ * partial and split warps; a misaligned base
  * faults on each of those paths.  Each kernel runs with code specialized for its
  * block shape and with the generic code (PTXJIT_SPECIALIZE). */
 #include <math.h>
@@ -363,6 +364,31 @@ static const char if_src[] = HEADER
     "  add.s32 %r10, %r10, 1; setp.lt.u32 %p3, %r10, %r1; @%p3 bra LOOP;\n"
     "DONE:\n"
     "  mul.wide.u32 %rd2, %r2, 4; add.s64 %rd3, %rd1, %rd2; st.global.u32 [%rd3], %r9;\n"
+    "  ret;\n}\n";
+
+/* A block in a loop with several memory accesses has a full-warp copy
+ * (lower_full.c).  For i < n, unless i is odd and (tid + i) % 5 == 0:
+ * acc = ((acc + g[(tid + i) % 64] + 3 g[(3 tid + i) % 64]) ^ g[i % 64])
+ * and last[tid] = acc; then out[tid] = acc.  Warps are full, partial
+ * (blocks of 45 and 200 threads) or split by the condition. */
+static const char full_src[] = HEADER
+    ".visible .entry full_copy(.param .u64 g, .param .u64 out, .param .u64 last, .param .u32 n)\n{\n"
+    "  .reg .pred %p<5>; .reg .b32 %r<24>; .reg .b64 %rd<16>;\n"
+    "  ld.param.u64 %rd1, [g]; ld.param.u64 %rd2, [out]; ld.param.u64 %rd3, [last]; ld.param.u32 %r1, [n];\n"
+    "  mov.u32 %r2, %tid.x; mov.u32 %r3, 0; mov.u32 %r4, 0; setp.eq.u32 %p1, %r1, 0; @%p1 bra DONE;\n"
+    "  mul.wide.u32 %rd4, %r2, 4; add.s64 %rd5, %rd3, %rd4;\n"
+    "LOOP:\n"
+    "  and.b32 %r5, %r4, 1; add.s32 %r6, %r2, %r4; rem.u32 %r7, %r6, 5;\n"
+    "  setp.eq.u32 %p2, %r5, 1; setp.eq.u32 %p3, %r7, 0; and.pred %p4, %p2, %p3; @%p4 bra SKIP;\n"
+    "  and.b32 %r8, %r6, 63; mul.wide.u32 %rd6, %r8, 4; add.s64 %rd7, %rd1, %rd6; ld.global.u32 %r9, [%rd7];\n"
+    "  mad.lo.u32 %r10, %r2, 3, %r4; and.b32 %r10, %r10, 63; mul.wide.u32 %rd8, %r10, 4; add.s64 %rd9, %rd1, %rd8;\n"
+    "  ld.global.u32 %r11, [%rd9];\n"
+    "  and.b32 %r12, %r4, 63; mul.wide.u32 %rd10, %r12, 4; add.s64 %rd11, %rd1, %rd10; ld.global.u32 %r13, [%rd11];\n"
+    "  add.s32 %r3, %r3, %r9; mad.lo.u32 %r3, %r11, 3, %r3; xor.b32 %r3, %r3, %r13; st.global.u32 [%rd5], %r3;\n"
+    "SKIP:\n"
+    "  add.s32 %r4, %r4, 1; setp.lt.u32 %p1, %r4, %r1; @%p1 bra LOOP;\n"
+    "DONE:\n"
+    "  mul.wide.u32 %rd12, %r2, 4; add.s64 %rd13, %rd2, %rd12; st.global.u32 [%rd13], %r3;\n"
     "  ret;\n}\n";
 
 static const ptxjit_kernel *kernel(const char *src, const char *name, ptxjit_module **m)
@@ -850,6 +876,41 @@ static void test_converged_if_bodies(void **state)
     ptxjit_module_unload(m);
 }
 
+static void test_full_warp_copies(void **state)
+{
+    (void)state;
+    ptxjit_module *m;
+    const ptxjit_kernel *k = kernel(full_src, "full_copy", &m);
+    uint32_t g[64];
+    for (uint32_t j = 0; j < 64; j++)
+        g[j] = j * 2654435761u >> 7;
+    static const uint32_t blocks[] = {32, 45, 96, 200};
+    for (size_t b = 0; b < sizeof blocks / sizeof *blocks; b++)
+        for (uint32_t n = 1; n < 12; n += 5) {
+            uint32_t nt = blocks[b], out[256], last[256];
+            for (uint32_t t = 0; t < 256; t++)
+                last[t] = 0xdeadbeef;
+            struct { uint32_t *g, *out, *last; uint32_t n; } p = {g, out, last, n};
+            run(k, 1, nt, 1, 1, &p);
+            for (uint32_t t = 0; t < nt; t++) {
+                uint32_t acc = 0, stored = 0xdeadbeef;
+                for (uint32_t i = 0; i < n; i++) {
+                    if ((i & 1) && (t + i) % 5 == 0)
+                        continue;
+                    acc = ((acc + g[(t + i) % 64] + 3 * g[(3 * t + i) % 64]) ^ g[i % 64]);
+                    stored = acc;
+                }
+                if (out[t] != acc || last[t] != stored)
+                    fail_msg("block %u, n %u: thread %u has %u and %u, want %u and %u", nt, n, t, out[t], last[t],
+                             acc, stored);
+            }
+            for (uint32_t t = nt; t < 256; t++)
+                if (last[t] != 0xdeadbeef)
+                    fail_msg("block %u, n %u: last[%u] written by a thread that does not exist", nt, n, t);
+        }
+    ptxjit_module_unload(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -869,6 +930,7 @@ int main(void)
         cmocka_unit_test(test_run_time_address_classes),
         cmocka_unit_test(test_uniform_from_lane_ops),
         cmocka_unit_test(test_converged_if_bodies),
+        cmocka_unit_test(test_full_warp_copies),
     };
     return cmocka_run_group_tests(tests, test_ctx_setup, test_ctx_teardown);
 }

@@ -1,0 +1,70 @@
+/* lower_full.c - a full warp's copy of a hot block.
+ *
+ * A converged warp whose 32 lanes are all active pays for the mask as much
+ * as a partial one: masked vector loads and stores, a "some lane active"
+ * select against a dummy address per broadcast (SGEMM's As[ty][k]), blends
+ * of the registers it writes.  A block that may run many times (in a loop,
+ * or per warp in a resumable kernel's CTA loop) and holds several memory
+ * accesses is lowered twice: with the mask a constant, taken when all 32
+ * lanes are in it, and as before for the others.  Only plain blocks (no
+ * sync point, call or barrier): their instructions see the mask and
+ * nothing else of the dispatcher's state. */
+#include "lower_internal.h"
+
+enum { MIN_ACCESSES = 4 };
+
+/* Block b (statements first .. end - 1) gains by a full-warp copy. */
+bool full_copy_pays(fn *F, uint32_t b, uint32_t first, uint32_t end)
+{
+    if (F->park_block[b] || F->sync_block[b] || (!F->may_repeat[b] && !F->resumable))
+        return false;
+    uint32_t accesses = 0;
+    for (uint32_t i = first; i < end; i++) {
+        const ptx_stmt *s = &F->f->body[i];
+        if (s->kind == PTX_STMT_VAR)
+            return false;
+        if (s->kind != PTX_STMT_INSTR)
+            continue;
+        const ptx_instr *in = s->instr;
+        if (is_sync_point(in) || in->op == PTX_OP_CALL || (ptx_op_effects(in->op) & E_SYNC))
+            return false;
+        if (in->op == PTX_OP_LD || in->op == PTX_OP_ST)
+            accesses++;
+    }
+    return accesses >= MIN_ACCESSES;
+}
+
+static void lower_range(fn *F, uint32_t first, uint32_t end, LLVMValueRef mask)
+{
+    for (uint32_t i = first; i < end; i++) {
+        const ptx_stmt *s = &F->f->body[i];
+        if (s->kind != PTX_STMT_INSTR || is_terminator(s))
+            continue;
+        F->mask = mask;
+        lower_instr(F, s->instr);
+        const ptx_instr *copy = forward_copy(F, s->instr);
+        if (copy)
+            lower_instr(F, copy);
+    }
+}
+
+/* The block's instructions but its terminator, twice; F->mask as before
+ * afterwards. */
+void lower_block_twice(fn *F, uint32_t first, uint32_t end)
+{
+    lw *L = F->L;
+    LLVMValueRef mask = F->mask;
+    LLVMBasicBlockRef full = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "full.warp");
+    LLVMBasicBlockRef part = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "part.warp");
+    LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "warp.join");
+    LLVMValueRef all = LLVMBuildICmp(L->b, LLVMIntEQ, mask_bits(F, mask), const_i32(L, UINT32_MAX), "full");
+    LLVMBuildCondBr(L->b, all, full, part);
+    LLVMPositionBuilderAtEnd(L->b, full);
+    lower_range(F, first, end, LLVMConstAllOnes(vec_of(L->i1)));
+    LLVMBuildBr(L->b, join);
+    LLVMPositionBuilderAtEnd(L->b, part);
+    lower_range(F, first, end, mask);
+    LLVMBuildBr(L->b, join);
+    LLVMPositionBuilderAtEnd(L->b, join);
+    F->mask = mask;
+}
