@@ -3,22 +3,25 @@
  * A converged warp whose 32 lanes are all active pays for the mask as much
  * as a partial one: masked vector loads and stores, a "some lane active"
  * select against a dummy address per broadcast (SGEMM's As[ty][k]), blends
- * of the registers it writes.  A block that may run many times (in a loop,
- * or per warp in a resumable kernel's CTA loop) and holds several memory
+ * of the registers it writes.  A block in a loop that holds several memory
  * accesses is lowered twice: with the mask a constant, taken when all 32
  * lanes are in it, and as before for the others.  Only plain blocks (no
  * sync point, call or barrier): their instructions see the mask and
  * nothing else of the dispatcher's state. */
 #include "lower_internal.h"
 
-enum { MIN_ACCESSES = 4 };
+/* A copy pays from MIN_ACCESSES memory accesses; a function copies at most
+ * COPY_BUDGET instructions (each costs compile time twice). */
+enum { MIN_ACCESSES = 4, COPY_BUDGET = 512 };
 
 /* Block b (statements first .. end - 1) gains by a full-warp copy. */
 bool full_copy_pays(fn *F, uint32_t b, uint32_t first, uint32_t end)
 {
-    if (F->park_block[b] || F->sync_block[b] || (!F->may_repeat[b] && !F->resumable))
+    if (F->L->opts.skip_verify) /* lowered for its errors only: the copy adds nothing to find */
         return false;
-    uint32_t accesses = 0;
+    if (F->park_block[b] || F->sync_block[b] || !F->may_repeat[b])
+        return false;
+    uint32_t accesses = 0, size = 0;
     for (uint32_t i = first; i < end; i++) {
         const ptx_stmt *s = &F->f->body[i];
         if (s->kind == PTX_STMT_VAR)
@@ -26,12 +29,16 @@ bool full_copy_pays(fn *F, uint32_t b, uint32_t first, uint32_t end)
         if (s->kind != PTX_STMT_INSTR)
             continue;
         const ptx_instr *in = s->instr;
+        size++;
         if (is_sync_point(in) || in->op == PTX_OP_CALL || (ptx_op_effects(in->op) & E_SYNC))
             return false;
         if (in->op == PTX_OP_LD || in->op == PTX_OP_ST)
             accesses++;
     }
-    return accesses >= MIN_ACCESSES;
+    if (accesses < MIN_ACCESSES || F->full_copied + size > COPY_BUDGET)
+        return false;
+    F->full_copied += size;
+    return true;
 }
 
 static void lower_range(fn *F, uint32_t first, uint32_t end, LLVMValueRef mask)
