@@ -26,6 +26,10 @@ typedef struct reg_info {
     const ptx_instr **def; /* the single defining instruction */
     uint32_t base;         /* index of element 0 in block liveness bit sets */
     uint8_t *remat;        /* resumable kernels: recomputed after a wait, not saved */
+    uint32_t *ndefs_exact; /* writes seen */
+    uint8_t *opaque;       /* written opaquely (calls, components) */
+    uint8_t *immutable;    /* uniform by its single definition over immutable values */
+    uint32_t *defs_seen;   /* analyze_multi_uniform's count of checked definitions */
 } reg_info;
 
 static reg_info *info_of(fn *F, const ptx_var *v)
@@ -43,7 +47,12 @@ static reg_info *info_of(fn *F, const ptx_var *v)
         ri->uniform = calloc(ri->n, 1);
         ri->remat = calloc(ri->n, 1);
         ri->def = calloc(ri->n, sizeof *ri->def);
-        if (!ri->def_block || !ri->exposed || !ri->ndefs || !ri->uniform || !ri->remat || !ri->def)
+        ri->ndefs_exact = calloc(ri->n, sizeof *ri->ndefs_exact);
+        ri->opaque = calloc(ri->n, 1);
+        ri->immutable = calloc(ri->n, 1);
+        ri->defs_seen = calloc(ri->n, sizeof *ri->defs_seen);
+        if (!ri->def_block || !ri->exposed || !ri->ndefs || !ri->uniform || !ri->remat || !ri->def ||
+            !ri->ndefs_exact || !ri->opaque || !ri->immutable || !ri->defs_seen)
             abort();
         ptrmap_put(&F->live, v, ri);
     }
@@ -96,9 +105,12 @@ static void touch(fn *F, const ptx_operand *o, uint32_t block, visit how, const 
         if (how != V_USE) {
             if (ri->ndefs[k] < 2)
                 ri->ndefs[k]++;
+            ri->ndefs_exact[k]++;
             ri->def[k] = in;
-            if (how == V_OPAQUE || o->comp)
+            if (how == V_OPAQUE || o->comp) {
                 ri->ndefs[k] = 2; /* never uniform */
+                ri->opaque[k] = 1;
+            }
         }
     }
     for (uint32_t i = 0; i < o->nelems; i++)
@@ -246,9 +258,130 @@ static void settle_single_defs(fn *F, uint8_t *(*flags)(reg_info *), bool (*def_
     }
 }
 
+/* ---- uniform registers with several definitions ----
+ * In a kernel whose every conditional branch is uniform or splits a
+ * converged warp around a plain if-body (lower_control.c), and that makes
+ * no call and no indexed branch, a warp is converged in every block but
+ * those bodies: each runs with all the warp's live lanes.  There every
+ * definition of a register from uniform values writes the same value in
+ * all live lanes, so the register is uniform however many definitions it
+ * has (a loop counter: 0, then += 16).  In an if-body only some lanes
+ * write: a definition there must read immutable values only (then any
+ * lane computes the same value, whenever it runs). */
+
+static bool reads_immutable(fn *F, const ptx_instr *in)
+{
+    for (uint32_t i = 0; i <= in->nopds; i++) {
+        const ptx_operand *o = i < in->nopds ? &in->opds[i] : in->has_guard ? &in->guard : NULL;
+        if (!o || (i == 0 && in->nopds && first_role(in) == ROLE_DEF))
+            continue;
+        if (is_reg_opd(o)) {
+            reg_info *ri = ptrmap_get(&F->live, o->var);
+            uint32_t k = reg_elem(o);
+            if (!ri || k >= ri->n || !ri->immutable[k])
+                return false;
+        } else if (!opd_uniform(F, o)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Marks the if-bodies of divergent branches; false when a branch is
+ * neither uniform nor such a split (or the kernel calls, branches through
+ * a table, or waits under a divergent guard). */
+static bool branches_converge(fn *F, uint8_t *body)
+{
+    const ptx_func *f = F->f;
+    memset(body, 0, F->nblocks);
+    for (uint32_t i = 0; i < f->nbody; i++) {
+        if (f->body[i].kind != PTX_STMT_INSTR)
+            continue;
+        const ptx_instr *in = f->body[i].instr;
+        if (in->op == PTX_OP_CALL || in->op == PTX_OP_BRX_IDX)
+            return false;
+        if (!in->has_guard || opd_uniform(F, &in->guard))
+            continue;
+        if (in->op == PTX_OP_BRA) {
+            uint32_t b = F->block_of_stmt[i], n = F->next_block[b], t = F->block_of_stmt[in->opds[0].label];
+            if (n >= F->nblocks || t == n || F->if_join[n] != t + 1)
+                return false;
+            body[n] = 1;
+        } else if (is_sync_point(in) || (ptx_op_effects(in->op) & E_SYNC)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static void analyze_multi_uniform(fn *F)
+{
+    const ptx_func *f = F->f;
+    if (!F->is_entry || !F->nblocks || !F->if_join)
+        return;
+    uint8_t *body = calloc(F->nblocks, 1);
+    if (!body)
+        abort();
+    /* optimistic start: every register some plain instructions define */
+    for (uint32_t i = 0; i < F->live.cap; i++)
+        if (F->live.keys[i]) {
+            reg_info *ri = F->live.vals[i];
+            memcpy(ri->immutable, ri->uniform, ri->n);
+            for (uint32_t k = 0; k < ri->n; k++)
+                ri->uniform[k] = ri->ndefs_exact[k] && !ri->opaque[k];
+        }
+    for (bool changed = true; changed;) {
+        changed = false;
+        if (!branches_converge(F, body)) {
+            for (uint32_t i = 0; i < F->live.cap; i++)
+                if (F->live.keys[i]) {
+                    reg_info *ri = F->live.vals[i];
+                    memcpy(ri->uniform, ri->immutable, ri->n);
+                }
+            break;
+        }
+        /* every definition must write a uniform value: the ones seen here
+         * are counted, any other (vector destinations) drops the register */
+        for (uint32_t i = 0; i < F->live.cap; i++)
+            if (F->live.keys[i]) {
+                reg_info *ri = F->live.vals[i];
+                memset(ri->defs_seen, 0, ri->n * sizeof *ri->defs_seen);
+            }
+        for (uint32_t i = 0; i < f->nbody; i++) {
+            if (f->body[i].kind != PTX_STMT_INSTR)
+                continue;
+            const ptx_instr *in = f->body[i].instr;
+            if (first_role(in) != ROLE_DEF || !is_reg_opd(&in->opds[0]))
+                continue;
+            reg_info *ri = ptrmap_get(&F->live, in->opds[0].var);
+            uint32_t k = reg_elem(&in->opds[0]);
+            if (!ri || k >= ri->n || !ri->uniform[k])
+                continue;
+            if ((!in->has_guard || opd_uniform(F, &in->guard)) && pure_def_over(F, in, opd_uniform) &&
+                (!body[F->block_of_stmt[i]] || reads_immutable(F, in))) {
+                ri->defs_seen[k]++;
+            } else {
+                ri->uniform[k] = 0;
+                changed = true;
+            }
+        }
+        for (uint32_t i = 0; i < F->live.cap; i++)
+            if (F->live.keys[i]) {
+                reg_info *ri = F->live.vals[i];
+                for (uint32_t k = 0; k < ri->n; k++)
+                    if (ri->uniform[k] && ri->defs_seen[k] != ri->ndefs_exact[k]) {
+                        ri->uniform[k] = 0;
+                        changed = true;
+                    }
+            }
+    }
+    free(body);
+}
+
 static void analyze_uniform(fn *F)
 {
     settle_single_defs(F, uniform_flags, def_uniform);
+    analyze_multi_uniform(F);
 }
 
 void analyze_liveness(fn *F)
@@ -293,6 +426,10 @@ void liveness_free(fn *F)
             free(ri->uniform);
             free(ri->remat);
             free(ri->def);
+            free(ri->ndefs_exact);
+            free(ri->opaque);
+            free(ri->immutable);
+            free(ri->defs_seen);
             free(ri);
         }
     ptrmap_free(&F->live);

@@ -184,8 +184,13 @@ void write_reg(fn *F, const ptx_operand *o, LLVMValueRef v, ptx_type t, bool sig
         else if (rs < ts)
             v = LLVMBuildTrunc(L->b, v, vec_of(storage_int(L, rt)), "");
     }
-    if (s->uniform) /* every lane computed the same value */
+    if (s->uniform) { /* every lane computed the same value */
         v = LLVMBuildExtractElement(L->b, v, const_i32(L, 0), "");
+        if (mask != F->mask) { /* under a uniform guard: all lanes write or none */
+            LLVMValueRef any = LLVMBuildICmp(L->b, LLVMIntNE, mask_bits(F, mask), const_i32(L, 0), "");
+            v = LLVMBuildSelect(L->b, any, v, LLVMBuildLoad2(L->b, s->type, s->alloca, ""), "");
+        }
+    }
     /* Lanes outside the block's mask may skip the blend when the register
      * is not live into any block; lanes of the block masked off by a guard
      * (or a narrower mask) always keep their value. */

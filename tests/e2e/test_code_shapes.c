@@ -9,7 +9,8 @@
  * not), registers reused with several definitions, and if-bodies run
  * with the other lanes waiting at the join (loops, a barrier as the join,
  * early exits, partial warps), full-warp copies of hot blocks under full,
- * partial and split warps; a misaligned base
+ * partial and split warps, uniform registers with several definitions
+ * (loop counters, guarded writes) next to if-bodies; a misaligned base
  * faults on each of those paths.  Each kernel runs with code specialized for its
  * block shape and with the generic code (PTXJIT_SPECIALIZE). */
 #include <math.h>
@@ -389,6 +390,29 @@ static const char full_src[] = HEADER
     "  add.s32 %r4, %r4, 1; setp.lt.u32 %p1, %r4, %r1; @%p1 bra LOOP;\n"
     "DONE:\n"
     "  mul.wide.u32 %rd12, %r2, 4; add.s64 %rd13, %rd2, %rd12; st.global.u32 [%rd13], %r3;\n"
+    "  ret;\n}\n";
+
+/* Registers with several definitions in a kernel whose divergent branches
+ * are all if-splits (lower_live.c, analyze_multi_uniform): the loop
+ * counter i and c (7, or 99 when flag is set, by a guarded mov; then +1
+ * per iteration) are uniform; x and y, written in an if-body from i, are
+ * not.  For i < n: when i == 0 or tid + i is even, x = 3 i and y = 5 i;
+ * then acc += x + y + c, a barrier, c += 1; out[tid] = acc. */
+static const char multi_src[] = HEADER
+    ".visible .entry multi_defs(.param .u64 out, .param .u32 n, .param .u32 flag)\n{\n"
+    "  .reg .pred %p<8>; .reg .b32 %r<24>; .reg .b64 %rd<4>;\n"
+    "  ld.param.u64 %rd1, [out]; ld.param.u32 %r1, [n]; ld.param.u32 %r2, [flag];\n"
+    "  mov.u32 %r3, %tid.x; mov.u32 %r4, 0; mov.u32 %r5, 7; setp.ne.u32 %p1, %r2, 0; @%p1 mov.u32 %r5, 99;\n"
+    "  mov.u32 %r6, 0; mov.u32 %r7, 0; mov.u32 %r8, 0; setp.eq.u32 %p2, %r1, 0; @%p2 bra DONE;\n"
+    "LOOP:\n"
+    "  setp.eq.u32 %p3, %r4, 0; add.s32 %r9, %r3, %r4; and.b32 %r9, %r9, 1; setp.eq.u32 %p4, %r9, 0;\n"
+    "  or.pred %p5, %p3, %p4; @!%p5 bra SKIP;\n"
+    "  mul.lo.u32 %r6, %r4, 3; mul.lo.u32 %r10, %r4, 5;\n"
+    "SKIP:\n"
+    "  add.s32 %r8, %r8, %r6; add.s32 %r8, %r8, %r10; add.s32 %r8, %r8, %r5; bar.sync 0;\n"
+    "  add.s32 %r5, %r5, 1; add.s32 %r4, %r4, 1; setp.lt.u32 %p6, %r4, %r1; @%p6 bra LOOP;\n"
+    "DONE:\n"
+    "  mul.wide.u32 %rd2, %r3, 4; add.s64 %rd3, %rd1, %rd2; st.global.u32 [%rd3], %r8;\n"
     "  ret;\n}\n";
 
 static const ptxjit_kernel *kernel(const char *src, const char *name, ptxjit_module **m)
@@ -911,6 +935,32 @@ static void test_full_warp_copies(void **state)
     ptxjit_module_unload(m);
 }
 
+static void test_uniform_with_several_defs(void **state)
+{
+    (void)state;
+    ptxjit_module *m;
+    const ptxjit_kernel *k = kernel(multi_src, "multi_defs", &m);
+    static const uint32_t blocks[] = {32, 45, 96};
+    for (size_t b = 0; b < sizeof blocks / sizeof *blocks; b++)
+        for (uint32_t flag = 0; flag < 2; flag++)
+            for (uint32_t n = 1; n < 10; n += 4) {
+                uint32_t nt = blocks[b], out[128];
+                struct { uint32_t *out; uint32_t n, flag; } p = {out, n, flag};
+                run(k, 2, nt, 1, 1, &p);
+                for (uint32_t t = 0; t < nt; t++) {
+                    uint32_t c = flag ? 99 : 7, x = 0, y = 0, acc = 0;
+                    for (uint32_t i = 0; i < n; i++, c++) {
+                        if (i == 0 || ((t + i) & 1) == 0)
+                            x = 3 * i, y = 5 * i;
+                        acc += x + y + c;
+                    }
+                    if (out[t] != acc)
+                        fail_msg("block %u, flag %u, n %u: out[%u] = %u, want %u", nt, flag, n, t, out[t], acc);
+                }
+            }
+    ptxjit_module_unload(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -931,6 +981,7 @@ int main(void)
         cmocka_unit_test(test_uniform_from_lane_ops),
         cmocka_unit_test(test_converged_if_bodies),
         cmocka_unit_test(test_full_warp_copies),
+        cmocka_unit_test(test_uniform_with_several_defs),
     };
     return cmocka_run_group_tests(tests, test_ctx_setup, test_ctx_teardown);
 }
