@@ -528,6 +528,20 @@ void lower_instr(fn *F, const ptx_instr *in)
     lw_error(F->L, in->loc, "instruction '%s' is not supported yet", ptx_op_name(in->op));
 }
 
+void lower_stmts(fn *F, uint32_t first, uint32_t end, LLVMValueRef mask)
+{
+    for (uint32_t i = first; i < end; i++) {
+        const ptx_stmt *s = &F->f->body[i];
+        if (s->kind != PTX_STMT_INSTR || is_terminator(s))
+            continue;
+        F->mask = mask;
+        lower_instr(F, s->instr);
+        const ptx_instr *copy = forward_copy(F, s->instr);
+        if (copy)
+            lower_instr(F, copy);
+    }
+}
+
 static void lower_local_decl(fn *F, const ptx_var *v)
 {
     if (v->space == PTX_SP_LOCAL) {
@@ -717,6 +731,7 @@ static uint32_t lower_function(lw *L, const ptx_func *f)
     free(F.sync_block);
     free(F.park_block);
     free(F.if_join);
+    free(F.if_first);
     free(F.cta_barrier_block);
     free(F.from_later);
     free(F.may_repeat);

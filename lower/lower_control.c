@@ -148,37 +148,61 @@ void finish_converged_entries(fn *F)
 
 /* ---- converged if-bodies ----
  * `@p bra join` over a block that falls into join is an if: a converged
- * warp that splits there runs the body with its other lanes as the
- * converged mask, the lanes at the join in F->join instead of the pc
- * vector, and enters the join converged with both.  The body must not
- * look at pending lanes or leave early: no sync point, call or
- * terminator (the lanes then meet where the dispatcher would have met
- * them, the lower-numbered body first, without its round trip). */
+ * warp that splits there runs a copy of the body, lowered in place with
+ * its other lanes as the mask, and enters the join converged with all its
+ * lanes, where the dispatcher would have met them after a round trip
+ * through the pc vector (the lower-numbered body first).  The body must
+ * not look at pending lanes or leave early: no sync point, call or
+ * terminator; and it must be short (it is lowered twice).  The copy
+ * leaves the block's own entries, which warps that do not split take,
+ * exactly as they were. */
+enum { IF_BODY_MAX = 32 }; /* instructions */
+
 void find_if_bodies(fn *F)
 {
     const ptx_func *f = F->f;
     F->if_join = calloc(F->nblocks, sizeof *F->if_join);
-    if (!F->if_join)
-        abort(); /* lowering has no partial-failure path */
+    F->if_first = calloc(F->nblocks, sizeof *F->if_first);
+    uint32_t *size = calloc(F->nblocks, sizeof *size);
     uint8_t *bad = calloc(F->nblocks, 1);
-    if (!bad)
-        abort();
-    for (uint32_t i = 0; i < f->nbody; i++) {
+    if (!F->if_join || !F->if_first || !size || !bad)
+        abort(); /* lowering has no partial-failure path */
+    for (uint32_t i = f->nbody; i-- > 0;) {
         const ptx_stmt *s = &f->body[i];
+        uint32_t b = F->block_of_stmt[i];
+        F->if_first[b] = i;
+        if (s->kind == PTX_STMT_VAR)
+            bad[b] = 1;
         if (s->kind != PTX_STMT_INSTR)
             continue;
         const ptx_instr *in = s->instr;
+        size[b]++;
         if (is_sync_point(in) || in->op == PTX_OP_CALL || in->op == PTX_OP_BRA || in->op == PTX_OP_BRX_IDX ||
             in->op == PTX_OP_RET || in->op == PTX_OP_EXIT)
-            bad[F->block_of_stmt[i]] = 1;
+            bad[b] = 1;
     }
     for (uint32_t b = 0; b < F->nblocks; b++)
-        if (!bad[b] && !F->park_block[b] && !F->sync_block[b] && F->next_block[b] < F->nblocks &&
-            F->next_block[b] != b)
+        if (!bad[b] && size[b] <= IF_BODY_MAX && !F->park_block[b] && !F->sync_block[b] &&
+            F->next_block[b] < F->nblocks && F->next_block[b] != b)
             F->if_join[b] = F->next_block[b] + 1;
     free(bad);
-    F->join = entry_alloca(F, F->L->i32, "join");
-    LLVMBuildStore(F->L->b, const_i32(F->L, 0), F->join);
+    free(size);
+}
+
+/* The body n's instructions for `lanes` (a converged split's other lanes),
+ * at the builder's position. */
+static void lower_if_body(fn *F, uint32_t n, LLVMValueRef lanes)
+{
+    uint32_t block = F->cur_block, end = F->if_first[n];
+    LLVMValueRef mask = F->mask, converged = F->converged;
+    while (end < F->f->nbody && F->block_of_stmt[end] == n)
+        end++;
+    F->cur_block = n;
+    F->converged = LLVMConstInt(F->L->i1, 1, false);
+    lower_stmts(F, F->if_first[n], end, lanes);
+    F->cur_block = block;
+    F->mask = mask;
+    F->converged = converged;
 }
 
 /* When cond holds, `lanes` (every pending lane) enter block x converged;
@@ -202,10 +226,6 @@ static void leave_converged(fn *F, LLVMValueRef taken, uint32_t t, uint32_t n, L
     LLVMBuilderRef b = L->b;
     LLVMValueRef lanes = F->mask;
     if (!taken) {
-        if (n < F->nblocks && F->if_join[F->cur_block] == n + 1) { /* the if's lanes meet again */
-            lanes = LLVMBuildOr(b, lanes, lanes_of(F, LLVMBuildLoad2(b, L->i32, F->join, "")), "");
-            LLVMBuildStore(b, const_i32(L, 0), F->join);
-        }
         if (n < F->nblocks)
             enter_converged(F, lanes, n);
         else
@@ -226,9 +246,9 @@ static void leave_converged(fn *F, LLVMValueRef taken, uint32_t t, uint32_t n, L
             enter_converged(F, LLVMBuildAnd(b, lanes, LLVMBuildNot(b, taken, ""), ""), n);
             return;
         }
-        if (t < F->nblocks && t != n && F->if_join[n] == t + 1) { /* an if: the body, the others wait */
-            LLVMBuildStore(b, tb, F->join);
-            enter_converged(F, LLVMBuildAnd(b, lanes, LLVMBuildNot(b, taken, ""), ""), n);
+        if (t < F->nblocks && t != n && F->if_join[n] == t + 1) { /* an if: its body, then all at the join */
+            lower_if_body(F, n, LLVMBuildAnd(b, lanes, LLVMBuildNot(b, taken, ""), ""));
+            enter_converged(F, lanes, t);
             return;
         }
     }
@@ -249,8 +269,6 @@ void leave_block(fn *F, LLVMValueRef taken, uint32_t t, uint32_t n)
     LLVMPositionBuilderAtEnd(b, conv);
     leave_converged(F, taken, t, n, general);
     LLVMPositionBuilderAtEnd(b, general);
-    if (F->if_join[F->cur_block]) /* entered by the dispatcher: no if's lanes wait (tells LLVM so) */
-        LLVMBuildStore(b, const_i32(L, 0), F->join);
     LLVMValueRef pc = load_pc(F);
     LLVMValueRef np = LLVMBuildSelect(b, F->mask, splat(L, const_i32(L, n)), pc, "");
     if (taken)

@@ -41,20 +41,6 @@ bool full_copy_pays(fn *F, uint32_t b, uint32_t first, uint32_t end)
     return true;
 }
 
-static void lower_range(fn *F, uint32_t first, uint32_t end, LLVMValueRef mask)
-{
-    for (uint32_t i = first; i < end; i++) {
-        const ptx_stmt *s = &F->f->body[i];
-        if (s->kind != PTX_STMT_INSTR || is_terminator(s))
-            continue;
-        F->mask = mask;
-        lower_instr(F, s->instr);
-        const ptx_instr *copy = forward_copy(F, s->instr);
-        if (copy)
-            lower_instr(F, copy);
-    }
-}
-
 /* The block's instructions but its terminator, twice; F->mask as before
  * afterwards. */
 void lower_block_twice(fn *F, uint32_t first, uint32_t end)
@@ -67,10 +53,10 @@ void lower_block_twice(fn *F, uint32_t first, uint32_t end)
     LLVMValueRef all = LLVMBuildICmp(L->b, LLVMIntEQ, mask_bits(F, mask), const_i32(L, UINT32_MAX), "full");
     LLVMBuildCondBr(L->b, all, full, part);
     LLVMPositionBuilderAtEnd(L->b, full);
-    lower_range(F, first, end, LLVMConstAllOnes(vec_of(L->i1)));
+    lower_stmts(F, first, end, LLVMConstAllOnes(vec_of(L->i1)));
     LLVMBuildBr(L->b, join);
     LLVMPositionBuilderAtEnd(L->b, part);
-    lower_range(F, first, end, mask);
+    lower_stmts(F, first, end, mask);
     LLVMBuildBr(L->b, join);
     LLVMPositionBuilderAtEnd(L->b, join);
     F->mask = mask;

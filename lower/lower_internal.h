@@ -70,7 +70,7 @@ typedef struct fn {
     LLVMValueRef conv_slot;      /* alloca i1: entered converged (the pc vector is stale for its lanes) */
     LLVMValueRef converged;      /* the block's conv_slot value */
     uint32_t *if_join;           /* per block: join + 1 when it is a plain if-body falling into join, else 0 */
-    LLVMValueRef join;           /* alloca i32: lanes waiting at the join while a converged if-body runs */
+    uint32_t *if_first;          /* per block: its first statement */
     uint32_t full_copied;        /* instructions lowered twice for full warps so far (lower_full.c) */
     uint32_t *block_of_stmt;     /* statement index -> PTX block (priority order) */
     uint32_t *next_block;        /* fall-through successor of each block (or PC_EXIT/PC_RET) */
@@ -397,6 +397,7 @@ void analyze_forwarding(fn *F); /* after analyze_block_liveness, before analyze_
 void prune_forwarding(fn *F);   /* after analyze_remat */
 const ptx_operand *forwarded(fn *F, const ptx_operand *o);  /* the register o reads */
 const ptx_instr *forward_copy(fn *F, const ptx_instr *in);  /* lowered right after in, or NULL */
+void lower_stmts(fn *F, uint32_t first, uint32_t end, LLVMValueRef mask); /* instructions but terminators */
 bool full_copy_pays(fn *F, uint32_t b, uint32_t first, uint32_t end);
 void lower_block_twice(fn *F, uint32_t first, uint32_t end);
 bool is_terminator(const ptx_stmt *s);

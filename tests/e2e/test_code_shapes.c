@@ -323,8 +323,8 @@ static const char warp_slot_src[] = HEADER
     "  st.global.u32 [%rd4+128], %r7;\n"
     "  ret;\n}\n";
 
-/* If-bodies a converged warp runs with its other lanes waiting at the join
- * (lower_control.c, find_if_bodies).  if_loop: threads with tid % 5 == 4
+/* If-bodies a converged warp that splits runs as a copy, then all its
+ * lanes go on at the join (lower_control.c, find_if_bodies).  if_loop: threads with tid % 5 == 4
  * exit first; the others start at v = tid and, for i < n, do
  * v = 3 v + i unless (7 tid + i) % 3 == 0, then v ^= i << 4 when
  * (tid ^ i) & 3 == 1; out[tid] = v.  if_barrier: slot[tid] starts at
