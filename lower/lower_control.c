@@ -246,7 +246,8 @@ static void leave_converged(fn *F, LLVMValueRef taken, uint32_t t, uint32_t n, L
             enter_converged(F, LLVMBuildAnd(b, lanes, LLVMBuildNot(b, taken, ""), ""), n);
             return;
         }
-        if (t < F->nblocks && t != n && F->if_join[n] == t + 1) { /* an if: its body, then all at the join */
+        if (t < F->nblocks && t != n && F->if_join[n] == t + 1 && !L->opts.skip_verify) {
+            /* an if: its body, then all at the join (lowering for errors only: the copy finds none) */
             lower_if_body(F, n, LLVMBuildAnd(b, lanes, LLVMBuildNot(b, taken, ""), ""));
             enter_converged(F, lanes, t);
             return;
