@@ -599,11 +599,10 @@ static void lower_body(fn *F)
                 end++;
             if (full_copy_pays(F, b, i, end)) {
                 lower_block_twice(F, i, end);
-                for (; i + 1 < end; i++)
+                for (; i < end; i++) /* the terminator, if any, ends the block as usual */
                     if (f->body[i].kind == PTX_STMT_INSTR)
                         last = &f->body[i];
-                if (f->body[i].kind == PTX_STMT_INSTR)
-                    last = &f->body[i];
+                i--;
                 continue;
             }
         }

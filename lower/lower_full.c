@@ -30,7 +30,7 @@ bool full_copy_pays(fn *F, uint32_t b, uint32_t first, uint32_t end)
             continue;
         const ptx_instr *in = s->instr;
         size++;
-        if (is_sync_point(in) || in->op == PTX_OP_CALL || (ptx_op_effects(in->op) & E_SYNC))
+        if (is_sync_point(in) || in->op == PTX_OP_CALL) /* sync points include CTA barriers */
             return false;
         if (in->op == PTX_OP_LD || in->op == PTX_OP_ST)
             accesses++;

@@ -21,13 +21,12 @@ typedef struct reg_info {
     uint32_t n;
     uint32_t *def_block;   /* block + 1 of the last unguarded write, per element */
     uint8_t *exposed;      /* read before written in some block */
-    uint8_t *ndefs;        /* writes seen (saturating) */
     uint8_t *uniform;      /* candidate, then result */
     const ptx_instr **def; /* the single defining instruction */
     uint32_t base;         /* index of element 0 in block liveness bit sets */
     uint8_t *remat;        /* resumable kernels: recomputed after a wait, not saved */
     uint32_t *ndefs_exact; /* writes seen */
-    uint8_t *opaque;       /* written opaquely (calls, components) */
+    uint8_t *opaque;       /* written opaquely (calls, components, across a call boundary): never uniform */
     uint8_t *immutable;    /* uniform by its single definition over immutable values */
     uint32_t *defs_seen;   /* analyze_multi_uniform's count of checked definitions */
 } reg_info;
@@ -43,7 +42,6 @@ static reg_info *info_of(fn *F, const ptx_var *v)
         ri->n = (v->nreg ? v->nreg : 1) * vec;
         ri->def_block = calloc(ri->n, sizeof *ri->def_block);
         ri->exposed = calloc(ri->n, 1);
-        ri->ndefs = calloc(ri->n, 1);
         ri->uniform = calloc(ri->n, 1);
         ri->remat = calloc(ri->n, 1);
         ri->def = calloc(ri->n, sizeof *ri->def);
@@ -51,7 +49,7 @@ static reg_info *info_of(fn *F, const ptx_var *v)
         ri->opaque = calloc(ri->n, 1);
         ri->immutable = calloc(ri->n, 1);
         ri->defs_seen = calloc(ri->n, sizeof *ri->defs_seen);
-        if (!ri->def_block || !ri->exposed || !ri->ndefs || !ri->uniform || !ri->remat || !ri->def ||
+        if (!ri->def_block || !ri->exposed || !ri->uniform || !ri->remat || !ri->def ||
             !ri->ndefs_exact || !ri->opaque || !ri->immutable || !ri->defs_seen)
             abort();
         ptrmap_put(&F->live, v, ri);
@@ -103,14 +101,10 @@ static void touch(fn *F, const ptx_operand *o, uint32_t block, visit how, const 
         if (how == V_DEF)
             ri->def_block[k] = block + 1;
         if (how != V_USE) {
-            if (ri->ndefs[k] < 2)
-                ri->ndefs[k]++;
             ri->ndefs_exact[k]++;
             ri->def[k] = in;
-            if (how == V_OPAQUE || o->comp) {
-                ri->ndefs[k] = 2; /* never uniform */
+            if (how == V_OPAQUE || o->comp)
                 ri->opaque[k] = 1;
-            }
         }
     }
     for (uint32_t i = 0; i < o->nelems; i++)
@@ -240,7 +234,7 @@ static void settle_single_defs(fn *F, uint8_t *(*flags)(reg_info *), bool (*def_
             reg_info *ri = F->live.vals[i];
             uint8_t *flag = flags(ri);
             for (uint32_t k = 0; k < ri->n; k++)
-                flag[k] = ri->ndefs[k] == 1;
+                flag[k] = ri->ndefs_exact[k] == 1 && !ri->opaque[k];
         }
     for (bool changed = true; changed;) {
         changed = false;
@@ -393,7 +387,7 @@ void analyze_liveness(fn *F)
         if (v->space == PTX_SP_REG) {
             reg_info *ri = info_of(F, v);
             memset(ri->exposed, 1, ri->n);
-            memset(ri->ndefs, 2, ri->n);
+            memset(ri->opaque, 1, ri->n);
         }
     }
     for (uint32_t i = 0; i < f->nbody; i++)
@@ -422,7 +416,6 @@ void liveness_free(fn *F)
             reg_info *ri = F->live.vals[i];
             free(ri->def_block);
             free(ri->exposed);
-            free(ri->ndefs);
             free(ri->uniform);
             free(ri->remat);
             free(ri->def);
@@ -604,7 +597,7 @@ void analyze_remat(fn *F)
 void reg_add_copy(fn *F, const ptx_var *copy, const ptx_instr *def, const ptx_var *orig, uint32_t elem)
 {
     reg_info *o = ptrmap_get(&F->live, orig), *ri = info_of(F, copy);
-    ri->ndefs[0] = 1;
+    ri->ndefs_exact[0] = 1;
     ri->def[0] = def;
     ri->exposed[0] = 1;
     ri->base = o ? o->base + elem : 0;
