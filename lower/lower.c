@@ -731,6 +731,7 @@ static uint32_t lower_function(lw *L, const ptx_func *f)
     free(F.park_block);
     free(F.if_join);
     free(F.if_first);
+    free(F.whole_warp);
     free(F.cta_barrier_block);
     free(F.from_later);
     free(F.may_repeat);

@@ -71,6 +71,7 @@ typedef struct fn {
     LLVMValueRef converged;      /* the block's conv_slot value */
     uint32_t *if_join;           /* per block: join + 1 when it is a plain if-body falling into join, else 0 */
     uint32_t *if_first;          /* per block: its first statement */
+    uint8_t *whole_warp;         /* per block: every warp runs it with all its live lanes (lower_live.c), or NULL */
     uint32_t full_copied;        /* instructions lowered twice for full warps so far (lower_full.c) */
     uint32_t *block_of_stmt;     /* statement index -> PTX block (priority order) */
     uint32_t *next_block;        /* fall-through successor of each block (or PC_EXIT/PC_RET) */

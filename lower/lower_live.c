@@ -324,6 +324,7 @@ static void analyze_multi_uniform(fn *F)
             for (uint32_t k = 0; k < ri->n; k++)
                 ri->uniform[k] = ri->ndefs_exact[k] && !ri->opaque[k];
         }
+    bool converge = true;
     for (bool changed = true; changed;) {
         changed = false;
         if (!branches_converge(F, body)) {
@@ -332,6 +333,7 @@ static void analyze_multi_uniform(fn *F)
                     reg_info *ri = F->live.vals[i];
                     memcpy(ri->uniform, ri->immutable, ri->n);
                 }
+            converge = false;
             break;
         }
         /* every definition must write a uniform value: the ones seen here
@@ -368,6 +370,12 @@ static void analyze_multi_uniform(fn *F)
                         changed = true;
                     }
             }
+    }
+    if (converge) { /* the blocks outside if-bodies */
+        for (uint32_t b = 0; b < F->nblocks; b++)
+            body[b] = !body[b];
+        F->whole_warp = body;
+        return;
     }
     free(body);
 }

@@ -120,6 +120,7 @@ typedef struct shape {
     bool cyc;                /* a phi or reload reached only from its own cycle: settled at the end */
     bool lanes;              /* holds for the access's lanes only (a register written under a mask) */
     bool verify;             /* a guard could not follow a phi: the addresses are checked instead */
+    bool provisional;        /* built on a value still being analyzed: may miss the flags it gets later */
     LLVMValueRef v;
     unsigned bits;
     int64_t off[W];
@@ -159,12 +160,15 @@ static void inherit(shape *s, const shape *a)
 {
     s->lanes |= a->lanes;
     s->verify |= a->verify;
+    s->provisional |= a->provisional || a->state == S_PENDING;
 }
+
+static bool same_expr(LLVMValueRef a, LLVMValueRef b, unsigned depth);
 
 static bool same_lin(const shape *a, const shape *b)
 {
-    return !memcmp(a->off, b->off, sizeof a->off) && !memcmp(a->k, b->k, sizeof a->k) && a->sym == b->sym &&
-           a->sym_ext == b->sym_ext;
+    return !memcmp(a->off, b->off, sizeof a->off) && !memcmp(a->k, b->k, sizeof a->k) &&
+           (a->sym == b->sym || (a->sym && b->sym && same_expr(a->sym, b->sym, 0))) && a->sym_ext == b->sym_ext;
 }
 
 static void copy_lin(shape *d, const shape *a)
@@ -175,10 +179,20 @@ static void copy_lin(shape *d, const shape *a)
     d->sym_ext = a->sym_ext;
 }
 
+/* No lane is a multiple of S from lane 0 (a 32-wide warp's rows): no S. */
+static void drop_unused_sym(shape *s)
+{
+    for (unsigned l = 0; l < W; l++)
+        if (s->k[l])
+            return;
+    s->sym = NULL;
+    s->sym_ext = EXT_NONE;
+}
+
 /* The stride parts of a and b combined: k = a.k + sign * b.k. */
 static bool combine_sym(shape *s, const shape *a, const shape *b, int sign)
 {
-    if (a->sym && b->sym && (a->sym != b->sym || a->sym_ext != b->sym_ext))
+    if (a->sym && b->sym && (!same_expr(a->sym, b->sym, 0) || a->sym_ext != b->sym_ext))
         return false;
     const shape *w = a->sym ? a : b;
     s->sym = w->sym;
@@ -188,6 +202,7 @@ static bool combine_sym(shape *s, const shape *a, const shape *b, int sign)
         if (s->k[l] > MAX_K || s->k[l] < -MAX_K)
             return false;
     }
+    drop_unused_sym(s);
     return true;
 }
 
@@ -341,20 +356,23 @@ static bool is_broadcast(LLVMValueRef v)
     return true;
 }
 
-/* A phi: every incoming value has the same offsets.  The first known one
- * sets them; values around the loop are analyzed assuming them (if the
- * assumption fails, analyze() undoes every shape built meanwhile). */
-static bool phi_shape(analysis *A, shape *s, LLVMValueRef v)
+/* A phi or a frame reload: every value flowing in has the same offsets.
+ * The first known one sets them; values around the loop are analyzed
+ * assuming them (if the assumption fails, analyze() undoes every shape
+ * built meanwhile). */
+static bool merge_incoming(analysis *A, shape *s, const LLVMValueRef *in, unsigned n)
 {
-    unsigned n = LLVMCountIncoming(v);
     bool ok = true;
     for (unsigned i = 0; ok && i < n; i++) {
-        LLVMValueRef in = LLVMGetIncomingValue(v, i);
-        if (LLVMIsUndef(in))
+        if (LLVMIsUndef(in[i]))
             continue; /* a register not yet written on that path: any value will do */
-        shape *a = analyze(A, in);
-        if (a == s || (a->state == S_PENDING && !a->hyp))
-            continue; /* a phi of the same cycle: it holds what the cycle's other values hold */
+        if (LLVMTypeOf(in[i]) != LLVMTypeOf(s->v))
+            return false;
+        shape *a = analyze(A, in[i]);
+        if (a == s || (a->state == S_PENDING && !a->hyp)) {
+            s->provisional = true;
+            continue; /* a value of the same cycle: it holds what the cycle's other values hold */
+        }
         if (!usable(a)) {
             ok = false;
             continue;
@@ -370,6 +388,19 @@ static bool phi_shape(analysis *A, shape *s, LLVMValueRef v)
     }
     if (ok && !s->hyp)
         s->cyc = true; /* only values of its cycle so far: resolve() decides */
+    return ok;
+}
+
+static bool phi_shape(analysis *A, shape *s, LLVMValueRef v)
+{
+    unsigned n = LLVMCountIncoming(v);
+    LLVMValueRef *in = malloc(n * sizeof *in);
+    if (!in)
+        abort(); /* lowering has no partial-failure path */
+    for (unsigned i = 0; i < n; i++)
+        in[i] = LLVMGetIncomingValue(v, i);
+    bool ok = merge_incoming(A, s, in, n);
+    free(in);
     return ok;
 }
 
@@ -408,7 +439,8 @@ static void index_frame(analysis *A, LLVMValueRef f)
 }
 
 /* A register reloaded from the frame holds what was saved there: like a
- * phi of the saved values (one store per slot in the save block). */
+ * phi of the values saved there (the general save block and each
+ * converged barrier's own save store into the same slot). */
 static bool reload_shape(analysis *A, shape *s, LLVMValueRef v)
 {
     int64_t off = frame_slot(LLVMGetOperand(v, 0));
@@ -417,38 +449,50 @@ static bool reload_shape(analysis *A, shape *s, LLVMValueRef v)
     LLVMValueRef f = LLVMGetBasicBlockParent(LLVMGetInstructionParent(v));
     if (A->frame_fn != f)
         index_frame(A, f);
-    LLVMValueRef saved = NULL;
+    LLVMValueRef *in = malloc((A->nslots + 1) * sizeof *in);
+    if (!in)
+        abort(); /* lowering has no partial-failure path */
+    unsigned n = 0;
     for (unsigned i = 0; i < A->nslots; i++)
-        if (A->slot_off[i] == off) {
-            if (saved)
-                return false; /* not the layout expected */
-            saved = A->slot_val[i];
-        }
-    if (!saved || LLVMTypeOf(saved) != LLVMTypeOf(v))
-        return false;
-    shape *a = analyze(A, saved);
-    if (a == s || (a->state == S_PENDING && !a->hyp)) {
-        s->cyc = true;
-        return true;
-    }
-    if (!usable(a))
-        return false;
-    s->verify |= a->ng > 0;
-    inherit(s, a);
-    copy_lin(s, a);
-    return true;
+        if (A->slot_off[i] == off)
+            in[n++] = A->slot_val[i];
+    bool ok = n && merge_incoming(A, s, in, n);
+    free(in);
+    return ok;
 }
+
+/* A CTA or launch record's field (load_field: invariant loads from the
+ * kernel's argument): a resumable kernel loads them per warp, outside the
+ * entry block, and the same load again anywhere reads the same. */
+static bool invariant_record(LLVMValueRef p, unsigned depth)
+{
+    for (; depth < 8; depth++) {
+        if (LLVMIsAArgument(p))
+            return true;
+        if (!LLVMIsALoadInst(p) || !LLVMGetMetadata(p, LLVMGetMDKindID("invariant.load", 14)))
+            return false;
+        p = LLVMGetOperand(p, 0);
+        if (LLVMIsAGetElementPtrInst(p) && LLVMGetNumOperands(p) == 2 && LLVMIsAConstantInt(LLVMGetOperand(p, 1)))
+            p = LLVMGetOperand(p, 0);
+    }
+    return false;
+}
+
+static LLVMValueRef invariant_root(LLVMValueRef v);
 
 /* Whether v can be computed again anywhere in its function: constants,
  * arguments, the entry block's values (they dominate every block) and
  * pure arithmetic or loads of them at fixed offsets (the launch's
- * parameters and the CTA's fields, which a warp call never changes). */
+ * parameters and the CTA's fields, which a warp call never changes), also
+ * through phis that merge copies of one such value. */
 static bool rebuildable(LLVMValueRef v, unsigned depth)
 {
     if (LLVMIsAConstantInt(v) || LLVMIsAArgument(v))
         return true;
     if (!LLVMIsAInstruction(v) || depth > 6)
         return false;
+    if (LLVMIsAPHINode(v))
+        return invariant_root(v) != NULL;
     LLVMBasicBlockRef b = LLVMGetInstructionParent(v);
     if (b == LLVMGetEntryBasicBlock(LLVMGetBasicBlockParent(b)))
         return true;
@@ -461,7 +505,8 @@ static bool rebuildable(LLVMValueRef v, unsigned depth)
             p = LLVMGetOperand(p, 0);
         return LLVMIsAArgument(p) ||
                (LLVMIsAInstruction(p) && LLVMGetInstructionParent(p) == LLVMGetEntryBasicBlock(
-                                                                         LLVMGetBasicBlockParent(b)));
+                                                                         LLVMGetBasicBlockParent(b))) ||
+               invariant_record(p, depth + 1);
     }
     case LLVMAdd: case LLVMSub: case LLVMMul: case LLVMShl: case LLVMAnd: case LLVMOr: case LLVMXor:
     case LLVMZExt: case LLVMSExt: case LLVMTrunc:
@@ -472,6 +517,76 @@ static bool rebuildable(LLVMValueRef v, unsigned depth)
     default:
         return false;
     }
+}
+
+/* a and b compute the same value wherever they are rebuilt (both
+ * rebuildable): the same operations of the same operands. */
+static bool same_expr(LLVMValueRef a, LLVMValueRef b, unsigned depth)
+{
+    if (a == b)
+        return true;
+    if (LLVMIsAPHINode(a))
+        a = invariant_root(a);
+    if (LLVMIsAPHINode(b))
+        b = invariant_root(b);
+    if (!a || !b || depth > 8 || !LLVMIsAInstruction(a) || !LLVMIsAInstruction(b))
+        return a && a == b;
+    LLVMOpcode op = LLVMGetInstructionOpcode(a);
+    if (op != LLVMGetInstructionOpcode(b) || LLVMTypeOf(a) != LLVMTypeOf(b) ||
+        LLVMGetNumOperands(a) != LLVMGetNumOperands(b))
+        return false;
+    if (op == LLVMGetElementPtr && LLVMGetGEPSourceElementType(a) != LLVMGetGEPSourceElementType(b))
+        return false;
+    if (op != LLVMGetElementPtr && op != LLVMLoad && op != LLVMAdd && op != LLVMSub && op != LLVMMul &&
+        op != LLVMShl && op != LLVMAnd && op != LLVMOr && op != LLVMXor && op != LLVMZExt && op != LLVMSExt &&
+        op != LLVMTrunc)
+        return false;
+    for (int i = 0; i < LLVMGetNumOperands(a); i++)
+        if (!same_expr(LLVMGetOperand(a, i), LLVMGetOperand(b, i), depth + 1))
+            return false;
+    return true;
+}
+
+/* A resumable kernel's register is a phi wherever paths meet (the
+ * dispatcher, converged and general entries, frame reloads): when every
+ * value flowing in is one rebuildable expression (a kernel parameter
+ * loaded again after a barrier), the phi is that expression. */
+enum { MAX_PHI_WALK = 64 };
+typedef struct phi_walk {
+    LLVMValueRef seen[MAX_PHI_WALK];
+    unsigned n;
+    LLVMValueRef root;
+} phi_walk;
+
+static bool phi_root(LLVMValueRef v, phi_walk *w)
+{
+    if (LLVMIsUndef(v))
+        return true; /* a path where the register is not yet written: never read there */
+    if (!LLVMIsAPHINode(v)) {
+        if (!rebuildable(v, 0))
+            return false;
+        if (!w->root)
+            w->root = v;
+        return same_expr(w->root, v, 0);
+    }
+    for (unsigned i = 0; i < w->n; i++)
+        if (w->seen[i] == v)
+            return true; /* its own cycle: what the other values say */
+    if (w->n == MAX_PHI_WALK)
+        return false;
+    w->seen[w->n++] = v;
+    for (unsigned i = 0; i < LLVMCountIncoming(v); i++)
+        if (!phi_root(LLVMGetIncomingValue(v, i), w))
+            return false;
+    return true;
+}
+
+static LLVMValueRef invariant_root(LLVMValueRef v)
+{
+    if (!LLVMIsAPHINode(v))
+        return v;
+    phi_walk w = {.n = 0};
+    return phi_root(v, &w) ? w.root : NULL;
 }
 
 /* The scalar every lane of a broadcast holds, or NULL. */
@@ -492,7 +607,7 @@ static LLVMValueRef broadcast_scalar(LLVMValueRef v)
 static bool stride(analysis *A, shape *s, LLVMValueRef x, LLVMValueRef y)
 {
     LLVMValueRef S = broadcast_scalar(y);
-    if (!S || !rebuildable(S, 0))
+    if (!S || !rebuildable(S, 0) || !(S = invariant_root(S)))
         return false;
     shape *a = analyze(A, x);
     if (!usable(a) || a->sym || !merge_guards(s, a))
@@ -506,6 +621,7 @@ static bool stride(analysis *A, shape *s, LLVMValueRef x, LLVMValueRef y)
         if (s->k[l] > MAX_K || s->k[l] < -MAX_K)
             return false;
     }
+    drop_unused_sym(s);
     return true;
 }
 
@@ -657,6 +773,8 @@ static void resolve(analysis *A, unsigned from)
     for (unsigned i = from; !ok && i < A->nlog; i++)
         A->log[i]->state = S_UNKNOWN;
     for (unsigned i = from; (lanes || verify) && i < A->nlog; i++) {
+        if (!A->log[i]->provisional)
+            continue;
         A->log[i]->lanes |= lanes;
         A->log[i]->verify |= verify;
     }
@@ -702,6 +820,8 @@ static shape *analyze(analysis *A, LLVMValueRef v)
     for (unsigned i = mark; !ok && assumable && i < A->nlog; i++)
         A->log[i]->state = S_UNKNOWN;
     for (unsigned i = mark; ok && assumable && (s->lanes || s->verify) && i < A->nlog; i++) {
+        if (!A->log[i]->provisional)
+            continue;
         A->log[i]->lanes |= s->lanes; /* built while this value's lanes were not yet known */
         A->log[i]->verify |= s->verify;
     }
@@ -717,6 +837,8 @@ static LLVMValueRef rebuild(lw *L, LLVMValueRef v)
 {
     if (!LLVMIsAInstruction(v))
         return v;
+    if (LLVMIsAPHINode(v))
+        return rebuild(L, invariant_root(v));
     LLVMBasicBlockRef b = LLVMGetInstructionParent(v);
     if (b == LLVMGetEntryBasicBlock(LLVMGetBasicBlockParent(b)))
         return v;

@@ -192,9 +192,11 @@ void write_reg(fn *F, const ptx_operand *o, LLVMValueRef v, ptx_type t, bool sig
         }
     }
     /* Lanes outside the block's mask may skip the blend when the register
-     * is not live into any block; lanes of the block masked off by a guard
-     * (or a narrower mask) always keep their value. */
-    if (!s->uniform && (s->blend || mask != F->mask)) {
+     * is not live into any block, or when they have exited (the block runs
+     * with all of the warp's live lanes); lanes of the block masked off by
+     * a guard (or a narrower mask) always keep their value. */
+    bool whole = F->whole_warp && F->cur_block < F->nblocks && F->whole_warp[F->cur_block];
+    if (!s->uniform && ((s->blend && !whole) || mask != F->mask)) {
         LLVMValueRef old = LLVMBuildLoad2(L->b, s->type, s->alloca, "");
         v = LLVMBuildSelect(L->b, mask, v, old, "");
     }

@@ -6,7 +6,7 @@
  * rows: a broadcast per row, one run of 16 read twice, runs stored at two
  * offsets) under full and partial masks, in 1D/2D/3D blocks whose sizes are
  * not multiples of 32, rows of lanes a run-time pitch apart (wrapping or
- * not), registers reused with several definitions, and if-bodies run
+ * not, or a row pointer stepped per tile across barriers), registers reused with several definitions, and if-bodies run
  * with the other lanes waiting at the join (loops, a barrier as the join,
  * early exits, partial warps), full-warp copies of hot blocks under full,
  * partial and split warps, uniform registers with several definitions
@@ -217,7 +217,30 @@ static const char pitch_src[] = HEADER
     "  bra.uni ODD;\n"
     "EVEN:\n  ld.global.u32 %r5, [%rd4]; st.global.u32 [%rd6], %r5; bra.uni DONE;\n"
     "ODD:\n  ld.global.u32 %r5, [%rd4]; sub.s32 %r5, %r5, 1; st.global.u32 [%rd6], %r5;\n"
-    "DONE:\n  ret;\n}\n";
+    "DONE:\n  ret;\n}\n"
+    /* SGEMM's tile loads: a pointer to row y at a run-time pitch stepped
+     * 16 elements per tile, carried across two barriers per tile, under a
+     * bounds guard (x < limit, else 0.5); out = sum over tiles of own + row's first */
+    ".visible .entry pitched_tiles(.param .u64 in, .param .u64 out, .param .u32 pitch, .param .u32 tiles,\n"
+    "                              .param .u32 limit)\n{\n"
+    "  .reg .pred %p<3>; .reg .b32 %r<20>; .reg .f32 %f<8>; .reg .b64 %rd<16>;\n"
+    "  .shared .align 4 .b8 tile[1024];\n"
+    "  ld.param.u64 %rd1, [in]; ld.param.u64 %rd2, [out]; ld.param.u32 %r1, [pitch];\n"
+    "  ld.param.u32 %r9, [tiles]; ld.param.u32 %r10, [limit];\n"
+    "  mov.u32 %r2, %tid.x; mov.u32 %r3, %tid.y; mov.u32 %r4, %ntid.x;\n"
+    "  mad.lo.s32 %r5, %r3, %r1, %r2; mul.wide.s32 %rd3, %r5, 4; add.s64 %rd4, %rd1, %rd3;\n"
+    "  mul.lo.s32 %r6, %r3, %r4; shl.b32 %r7, %r6, 2; mov.u32 %r11, tile; add.s32 %r14, %r11, %r7;\n"
+    "  shl.b32 %r8, %r2, 2; add.s32 %r12, %r14, %r8;\n"
+    "  mov.f32 %f1, 0f00000000; mov.u32 %r13, 0;\n"
+    "LOOP:\n"
+    "  mov.f32 %f2, 0f3F000000; setp.ge.u32 %p1, %r2, %r10; @%p1 bra SKIP;\n"
+    "  ld.global.f32 %f2, [%rd4];\n"
+    "SKIP:\n"
+    "  st.shared.f32 [%r12], %f2; bar.sync 0;\n"
+    "  ld.shared.f32 %f3, [%r12]; ld.shared.f32 %f4, [%r14]; add.f32 %f1, %f1, %f3; add.f32 %f1, %f1, %f4;\n"
+    "  bar.sync 0; add.s64 %rd4, %rd4, 64; add.s32 %r13, %r13, 1; setp.lt.u32 %p2, %r13, %r9; @%p2 bra LOOP;\n"
+    "  mad.lo.s32 %r15, %r3, %r4, %r2; mul.wide.u32 %rd7, %r15, 4; add.s64 %rd8, %rd2, %rd7; st.global.f32 [%rd8], %f1;\n"
+    "  ret;\n}\n";
 
 
 /* Grid-stride loops, whose loads prefetch a few steps ahead once their
@@ -651,6 +674,46 @@ static void test_pitched_rows(void **state)
     ptxjit_module_unload(m);
 }
 
+/* The tile loop's pointer (rows a run-time pitch apart, stepped per tile)
+ * keeps its shape across the barriers, in blocks of whole and partial
+ * warps, all lanes loading or some skipping the load. */
+static void test_pitched_tiles(void **state)
+{
+    (void)state;
+    ptxjit_module *m;
+    const ptxjit_kernel *k = kernel(pitch_src, "pitched_tiles", &m);
+    enum { N = 8192, MID = 4096, TILES = 3 };
+    float *buf = malloc(N * sizeof *buf), out[1024];
+    assert_non_null(buf);
+    for (int i = 0; i < N; i++)
+        buf[i] = (float)(i % 89) - 30.0f;
+    static const uint32_t shapes[][2] = {{16, 16}, {8, 8}, {32, 2}, {5, 7}, {12, 3}};
+    static const int32_t pitches[] = {16, 100, 7, 0, -20, 1};
+    for (size_t b = 0; b < sizeof shapes / sizeof *shapes; b++)
+        for (size_t q = 0; q < sizeof pitches / sizeof *pitches; q++)
+            for (uint32_t skip = 0; skip < 2; skip++) {
+                uint32_t bx = shapes[b][0], by = shapes[b][1], limit = skip ? bx / 2 : bx;
+                int32_t pitch = pitches[q];
+                struct { float *in, *out; int32_t pitch; uint32_t tiles, limit; } p = {buf + MID, out, pitch, TILES,
+                                                                                      limit};
+                run(k, 1, bx, by, 1, &p);
+                for (uint32_t y = 0; y < by; y++)
+                    for (uint32_t x = 0; x < bx; x++) {
+                        float want = 0.0f;
+                        for (int t = 0; t < TILES; t++) {
+                            int64_t row = MID + (int64_t)y * pitch + 16 * t;
+                            want += x < limit ? buf[row + x] : 0.5f;
+                            want += limit ? buf[row] : 0.5f;
+                        }
+                        if (out[y * bx + x] != want)
+                            fail_msg("%ux%u pitch %d limit %u: (%u,%u) = %g, want %g", bx, by, pitch, limit, x, y,
+                                     out[y * bx + x], want);
+                    }
+            }
+    free(buf);
+    ptxjit_module_unload(m);
+}
+
 static void test_wrapping_rows(void **state)
 {
     (void)state;
@@ -973,6 +1036,7 @@ int main(void)
         cmocka_unit_test(test_tid_in_block_shapes),
         cmocka_unit_test(test_reused_registers),
         cmocka_unit_test(test_pitched_rows),
+        cmocka_unit_test(test_pitched_tiles),
         cmocka_unit_test(test_wrapping_rows),
         cmocka_unit_test(test_misaligned_shapes),
         cmocka_unit_test(test_grid_stride_prefetch),
