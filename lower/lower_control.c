@@ -444,7 +444,7 @@ typedef struct extern_call {
 static LLVMValueRef thread_of(fn *F, LLVMValueRef lane)
 {
     lw *L = F->L;
-    return LLVMBuildAdd(L->b, LLVMBuildMul(L->b, F->warp, const_i32(L, W), ""), lane, "");
+    return LLVMBuildAdd(L->b, LLVMBuildMul(L->b, current_warp(F), const_i32(L, W), ""), lane, "");
 }
 
 static void extern_lane(fn *F, LLVMValueRef lane, void *ctx)
@@ -588,7 +588,7 @@ bool lower_call(fn *F, const ptx_instr *in, LLVMValueRef mask)
     uint32_t n = 3 + nr + na;
     LLVMValueRef *av = calloc(n, sizeof *av), *temps = calloc(nr + 1, sizeof *temps);
     av[0] = F->cta;
-    av[1] = F->warp;
+    av[1] = current_warp(F);
     av[2] = mask_bits(F, mask);
     for (uint32_t k = 0; k < nr; k++)
         av[3 + k] = call_operand(F, &rets->elems[k], callee->rets[k], true, &temps[k]);
@@ -659,7 +659,7 @@ static LLVMValueRef call_bar(fn *F, const ptx_instr *in, LLVMValueRef mask, LLVM
     }
     LLVMTypeRef p[6] = {L->ptr, L->i32, L->i32, L->i32, L->i32, L->i32};
     LLVMValueRef f = declare_rt(L, "ptxjit_rt_bar", L->i32, p, 6);
-    LLVMValueRef args[6] = {F->cta, F->warp, id, threads, opv, value};
+    LLVMValueRef args[6] = {F->cta, current_warp(F), id, threads, opv, value};
     LLVMValueRef r = LLVMBuildCall2(b, LLVMGlobalGetValueType(f), f, args, 6, "");
     LLVMBuildBr(b, after);
     LLVMPositionBuilderAtEnd(b, after);
@@ -719,7 +719,7 @@ void yield_warp(fn *F)
     lw *L = F->L;
     LLVMTypeRef p[2] = {L->ptr, L->i32};
     LLVMValueRef f = declare_rt(L, "ptxjit_rt_yield", L->voidt, p, 2);
-    LLVMValueRef args[2] = {F->cta, F->warp};
+    LLVMValueRef args[2] = {F->cta, current_warp(F)};
     LLVMBuildCall2(L->b, LLVMGlobalGetValueType(f), f, args, 2, "");
 }
 

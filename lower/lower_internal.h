@@ -101,7 +101,6 @@ typedef struct fn {
     LLVMValueRef carry;          /* carry flag of add.cc/addc chains, <32 x i1>, lazily */
     uint32_t ntid[3];            /* the block shape, when known at compile time (else 0) */
     bool resumable;              /* barriers return to the runtime (lower_resume.c) */
-    LLVMValueRef frame;          /* resumable: the warp's frame */
     LLVMValueRef frame_size;     /* resumable: constant global, set once the frame is laid out */
     LLVMBasicBlockRef save, restore;
     LLVMValueRef cta_loop;       /* resumable: i1, called with PTXJIT_WARP_CTA_LOOP */
@@ -111,6 +110,7 @@ typedef struct fn {
     const ptx_instr **waits;     /* resumable: the barrier of each resume point */
     uint32_t *wait_next;         /* resumable: the block each resume point continues at */
     LLVMBasicBlockRef *wait_save; /* resumable: a converged plain wait's own save block, else NULL */
+    uint32_t *wait_block;        /* resumable: the block of each resume point's barrier */
     uint32_t nwaits;
     uint64_t *live_in;           /* resumable: registers live into each block (lower_live.c) */
     uint32_t live_words;         /* 64-bit words per block in live_in */
@@ -152,6 +152,7 @@ void write_reg(fn *F, const ptx_operand *o, LLVMValueRef v, ptx_type t, bool sig
 LLVMValueRef read_sreg(fn *F, const ptx_operand *o);
 LLVMValueRef to_type(fn *F, LLVMValueRef v, ptx_type from, ptx_type to, bool sign_extend);
 void init_sregs(fn *F);
+LLVMValueRef current_warp(fn *F);
 
 /* lower_mem.c */
 LLVMValueRef address_of(fn *F, const ptx_instr *in, const ptx_operand *a, uint8_t space);

@@ -25,6 +25,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* What a warp of the CTA loop stopped at (wait_code): a plain barrier's
  * id, or one of these. */
@@ -89,10 +90,21 @@ bool kernel_resumes(lw *L, const ptx_func *f)
     return true;
 }
 
+LLVMValueRef current_warp(fn *F)
+{
+    return F->resumable ? LLVMBuildLoad2(F->L->b, F->L->i32, F->loop_warp, "warp") : F->warp;
+}
+
+/* Slot `offset` of the current warp's frame (recomputed where it is
+ * needed: the CTA loop moves on to other warps inside the function). */
 static LLVMValueRef frame_at(fn *F, uint32_t offset)
 {
-    LLVMValueRef idx = const_i64(F->L, offset);
-    return LLVMBuildGEP2(F->L->b, F->L->i8, F->frame, &idx, 1, "");
+    lw *L = F->L;
+    LLVMValueRef frames = load_field(F, F->cta, PTXJIT_CTA_FRAMES, L->ptr);
+    LLVMValueRef size = LLVMBuildLoad2(L->b, L->i64, F->frame_size, "frame.size");
+    LLVMValueRef off = LLVMBuildMul(L->b, LLVMBuildZExt(L->b, current_warp(F), L->i64, ""), size, "");
+    LLVMValueRef frame = LLVMBuildGEP2(L->b, L->i8, frames, &off, 1, "frame"), idx = const_i64(L, offset);
+    return LLVMBuildGEP2(L->b, L->i8, frame, &idx, 1, "");
 }
 
 static void frame_store(fn *F, uint32_t offset, LLVMValueRef v)
@@ -161,10 +173,6 @@ void resume_begin(fn *F)
     F->frame_size = LLVMAddGlobal(L->mod, L->i64, name);
     LLVMSetLinkage(F->frame_size, LLVMPrivateLinkage);
     LLVMSetGlobalConstant(F->frame_size, true);
-    LLVMValueRef frames = load_field(F, F->cta, PTXJIT_CTA_FRAMES, L->ptr);
-    LLVMValueRef size = LLVMBuildLoad2(L->b, L->i64, F->frame_size, "frame.size");
-    LLVMValueRef off = LLVMBuildMul(L->b, LLVMBuildZExt(L->b, F->warp, L->i64, ""), size, "");
-    F->frame = LLVMBuildGEP2(L->b, L->i8, frames, &off, 1, "frame");
     F->save = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "save");
     F->restore = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "restore");
 }
@@ -212,11 +220,14 @@ static void wait_at(fn *F, const ptx_instr *in, LLVMValueRef mask, LLVMValueRef 
     const ptx_instr **s = realloc(F->waits, (F->nwaits + 1) * sizeof *s);
     uint32_t *t = realloc(F->wait_next, (F->nwaits + 1) * sizeof *t);
     LLVMBasicBlockRef *v = realloc(F->wait_save, (F->nwaits + 1) * sizeof *v);
-    if (!s || !t || !v)
+    uint32_t *at = realloc(F->wait_block, (F->nwaits + 1) * sizeof *at);
+    if (!s || !t || !v || !at)
         abort(); /* lowering has no partial-failure path */
     F->waits = s;
     F->wait_next = t;
     F->wait_save = v;
+    F->wait_block = at;
+    at[F->nwaits] = F->cur_block;
     int32_t code = wait_code(id, threads, op);
     bool fast = converged && code >= 0 && next < F->nblocks;
     F->wait_save[F->nwaits] = fast ? LLVMAppendBasicBlockInContext(L->ctx, F->fn, "save.conv") : NULL;
@@ -524,7 +535,7 @@ static void emit_warp_next(fn *F)
     LLVMPositionBuilderAtEnd(b, F->warp_next);
     LLVMValueRef code = LLVMBuildLoad2(b, L->i32, F->wait_code, "");
     LLVMValueRef gone = LLVMBuildICmp(b, LLVMIntEQ, code, const_i32(L, (uint32_t)WAIT_EXITED), "");
-    LLVMValueRef bit = LLVMBuildShl(b, const_i32(L, 1), F->warp, "");
+    LLVMValueRef bit = LLVMBuildShl(b, const_i32(L, 1), current_warp(F), "");
     LLVMValueRef exited = LLVMBuildOr(b, LLVMBuildLoad2(b, L->i32, F->exited, ""),
                                       LLVMBuildSelect(b, gone, bit, const_i32(L, 0), ""), "");
     LLVMBuildStore(b, exited, F->exited);
@@ -576,10 +587,126 @@ static void emit_cta_step(fn *F)
     next_warp(F, LLVMBuildAnd(b, all_warps(F), LLVMBuildNot(b, exited, ""), ""));
 }
 
+/* ---- handing over to the next warp in place ----
+ * Within a sweep every warp runs the same stretch of code between two
+ * barriers, as a rule.  When the barrier a warp stops at can only be
+ * reached from one resume point, the next warp of the sweep that waits
+ * there (its frame says so) continues right from that resume point's
+ * restore: what the code reads of the current warp (its frame, its %tid)
+ * is computed from the warp index where it is read, so each stretch
+ * becomes a loop over the CTA's warps, without the warp top's dispatch on
+ * the resume point. */
+
+/* Successors of block b. */
+static uint32_t block_succs(fn *F, uint32_t b, const uint32_t *last, uint32_t *out, uint32_t max)
+{
+    uint32_t n = 0;
+    const ptx_instr *in = last[b] < F->f->nbody ? F->f->body[last[b]].instr : NULL;
+    bool term = in && is_terminator(&F->f->body[last[b]]);
+    if ((!term || in->has_guard) && F->next_block[b] < F->nblocks)
+        out[n++] = F->next_block[b];
+    if (term && in->op == PTX_OP_BRA)
+        out[n++] = F->block_of_stmt[in->opds[0].label];
+    if (term && in->op == PTX_OP_BRX_IDX) {
+        const ptx_stmt *t = &F->f->body[in->opds[1].label];
+        for (uint32_t j = 0; j < t->ntargets && n < max; j++)
+            out[n++] = F->block_of_stmt[t->targets[j].label];
+    }
+    return n;
+}
+
+/* Marks (in reach) the barrier blocks a warp starting at block `from` can
+ * stop at first. */
+static void barriers_reached(fn *F, uint32_t from, const uint32_t *last, const uint8_t *barrier, uint8_t *reach)
+{
+    uint8_t *seen = calloc(F->nblocks, 1);
+    uint32_t *stack = malloc(F->nblocks * sizeof *stack), sp = 0, succ[64];
+    if (!seen || !stack)
+        abort(); /* lowering has no partial-failure path */
+    stack[sp++] = from;
+    seen[from] = 1;
+    while (sp) {
+        uint32_t b = stack[--sp];
+        if (barrier[b]) {
+            reach[b] = 1;
+            continue;
+        }
+        for (uint32_t e = 0, ns = block_succs(F, b, last, succ, 64); e < ns; e++)
+            if (!seen[succ[e]]) {
+                seen[succ[e]] = 1;
+                stack[sp++] = succ[e];
+            }
+    }
+    free(seen);
+    free(stack);
+}
+
+/* For each converged plain wait k, the converged plain wait whose resume
+ * point is the only start from which a warp reaches k's barrier, or
+ * UINT32_MAX. */
+static uint32_t *handover_from(fn *F)
+{
+    uint32_t nb = F->nblocks, *from = malloc((F->nwaits + 1) * sizeof *from);
+    uint32_t *last = malloc(nb * sizeof *last), *start = malloc(nb * sizeof *start);
+    uint8_t *barrier = calloc(nb, 1), *reach = calloc(nb, 1);
+    if (!from || !last || !start || !barrier || !reach)
+        abort(); /* lowering has no partial-failure path */
+    for (uint32_t b = 0; b < nb; b++)
+        last[b] = UINT32_MAX, start[b] = UINT32_MAX; /* start: the one start block reaching b's barrier */
+    for (uint32_t i = 0; i < F->f->nbody; i++)
+        if (F->f->body[i].kind == PTX_STMT_INSTR)
+            last[F->block_of_stmt[i]] = i;
+    for (uint32_t k = 0; k < F->nwaits; k++)
+        barrier[F->wait_block[k]] = 1;
+    /* starts: the entry block and every resume point's block */
+    for (uint32_t j = 0; j <= F->nwaits; j++) {
+        uint32_t s = j ? F->wait_next[j - 1] : 0;
+        if (s >= nb)
+            continue;
+        memset(reach, 0, nb);
+        barriers_reached(F, s, last, barrier, reach);
+        for (uint32_t b = 0; b < nb; b++)
+            if (reach[b])
+                start[b] = start[b] == UINT32_MAX || start[b] == s ? s : UINT32_MAX - 1;
+    }
+    for (uint32_t k = 0; k < F->nwaits; k++) {
+        uint32_t s = start[F->wait_block[k]];
+        from[k] = UINT32_MAX;
+        for (uint32_t j = 0; F->wait_save[k] && j < F->nwaits && from[k] == UINT32_MAX; j++)
+            if (F->wait_save[j] && F->wait_next[j] == s)
+                from[k] = j;
+    }
+    free(last), free(start), free(barrier), free(reach);
+    return from;
+}
+
+/* The CTA loop's step after a converged wait whose stretch starts at
+ * converged wait j: the sweep's next warp, straight into j's restore when
+ * it waits there; else the loop's general step. */
+static void hand_over(fn *F, uint32_t j, LLVMBasicBlockRef restore_j)
+{
+    lw *L = F->L;
+    LLVMBuilderRef b = L->b;
+    LLVMBasicBlockRef pop = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "handover");
+    LLVMBasicBlockRef there = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "handover.there");
+    LLVMValueRef todo = LLVMBuildLoad2(b, L->i32, F->todo, "");
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntNE, todo, const_i32(L, 0), ""), pop, F->cta_more);
+    LLVMPositionBuilderAtEnd(b, pop);
+    LLVMTypeRef i32t = L->i32;
+    LLVMValueRef w = call_intrinsic(L, "llvm.cttz", &i32t, 1, (LLVMValueRef[]){todo, LLVMConstInt(L->i1, 1, false)}, 2);
+    LLVMBuildStore(b, w, F->loop_warp);
+    LLVMBuildStore(b, LLVMBuildAnd(b, todo, LLVMBuildSub(b, todo, const_i32(L, 1), ""), ""), F->todo);
+    LLVMValueRef r = frame_load(F, PTXJIT_FRAME_RESUME, L->i32);
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, r, const_i32(L, j + 1), ""), there, F->warp_top);
+    LLVMPositionBuilderAtEnd(b, there);
+    LLVMBuildBr(b, restore_j);
+}
+
 /* A converged warp at plain barrier k (wait_at's fast case): its state and
  * the registers live after the barrier, then the sweep's accounting with
  * the barrier known here. */
-static void emit_converged_save(fn *F, uint32_t k, const saved_reg *r, uint32_t n)
+static void emit_converged_save(fn *F, uint32_t k, const saved_reg *r, uint32_t n, uint32_t from,
+                                LLVMBasicBlockRef restore_from)
 {
     lw *L = F->L;
     LLVMBuilderRef b = L->b;
@@ -595,7 +722,14 @@ static void emit_converged_save(fn *F, uint32_t k, const saved_reg *r, uint32_t 
     LLVMValueRef same = LLVMBuildICmp(b, LLVMIntEQ, seen, code, "");
     LLVMBuildStore(b, LLVMBuildAnd(b, LLVMBuildLoad2(b, L->i1, F->sweep_ok, ""), same, ""), F->sweep_ok);
     LLVMBuildStore(b, LLVMConstInt(L->i1, 1, false), F->sweep_live);
-    LLVMBuildCondBr(b, F->cta_loop, F->cta_more, F->cta_return);
+    if (from == UINT32_MAX) {
+        LLVMBuildCondBr(b, F->cta_loop, F->cta_more, F->cta_return);
+        return;
+    }
+    LLVMBasicBlockRef more = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "cta.more.here");
+    LLVMBuildCondBr(b, F->cta_loop, more, F->cta_return);
+    LLVMPositionBuilderAtEnd(b, more);
+    hand_over(F, from, restore_from);
 }
 
 /* The restore path of a converged plain wait: the registers live after
@@ -634,9 +768,16 @@ uint32_t resume_finish(fn *F)
     LLVMBuildBr(L->b, F->warp_next);
     emit_warp_next(F);
     emit_cta_step(F);
+    LLVMBasicBlockRef *conv_restore = calloc(F->nwaits + 1, sizeof *conv_restore);
+    uint32_t *from = handover_from(F);
+    if (!conv_restore)
+        abort(); /* lowering has no partial-failure path */
     for (uint32_t k = 0; k < F->nwaits; k++)
         if (F->wait_save[k])
-            emit_converged_save(F, k, regs, nregs);
+            conv_restore[k] = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "restore.conv.plain");
+    for (uint32_t k = 0; k < F->nwaits; k++)
+        if (F->wait_save[k])
+            emit_converged_save(F, k, regs, nregs, from[k], from[k] < F->nwaits ? conv_restore[from[k]] : NULL);
 
     /* a converged plain wait resumes by its own path, the others here */
     LLVMPositionBuilderAtEnd(L->b, F->restore);
@@ -645,11 +786,12 @@ uint32_t resume_finish(fn *F)
     for (uint32_t k = 0; k < F->nwaits; k++) {
         if (!F->wait_save[k])
             continue;
-        LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "restore.conv.plain");
-        LLVMAddCase(sw, const_i32(L, k + 1), bb);
-        LLVMPositionBuilderAtEnd(L->b, bb);
+        LLVMAddCase(sw, const_i32(L, k + 1), conv_restore[k]);
+        LLVMPositionBuilderAtEnd(L->b, conv_restore[k]);
         emit_converged_restore(F, k, regs, nregs);
     }
+    free(conv_restore);
+    free(from);
     LLVMPositionBuilderAtEnd(L->b, generic);
     move_state(F, false);
     move_registers(F, regs, nregs, false, UINT32_MAX);
@@ -661,5 +803,6 @@ uint32_t resume_finish(fn *F)
     free(F->waits);
     free(F->wait_next);
     free(F->wait_save);
+    free(F->wait_block);
     return size;
 }

@@ -405,7 +405,8 @@ static bool phi_shape(analysis *A, shape *s, LLVMValueRef v)
 }
 
 /* frame + constant, the address of a slot of a resumable kernel's warp
- * frame (lower_resume.c); -1 otherwise. */
+ * frame (lower_resume.c; LLVM numbers the frame's copies "frame1", ...);
+ * -1 otherwise. */
 static int64_t frame_slot(LLVMValueRef p)
 {
     if (!p || !LLVMIsAGetElementPtrInst(p) || LLVMGetNumOperands(p) != 2)
@@ -413,7 +414,7 @@ static int64_t frame_slot(LLVMValueRef p)
     size_t n;
     const char *name = LLVMGetValueName2(LLVMGetOperand(p, 0), &n);
     int64_t k;
-    if (n != 5 || memcmp(name, "frame", 5) || !LLVMIsAConstantInt(LLVMGetOperand(p, 1)))
+    if (n < 5 || memcmp(name, "frame", 5) || !LLVMIsAConstantInt(LLVMGetOperand(p, 1)))
         return -1;
     k = LLVMConstIntGetSExtValue(LLVMGetOperand(p, 1));
     return k >= 0 ? k : -1;

@@ -37,7 +37,7 @@ void local_window(fn *F, LLVMBuilderRef b, LLVMValueRef out[2])
     LLVMValueRef bounds = entry_alloca(F, LLVMArrayType2(L->i64, 2), "local.window");
     LLVMTypeRef p[3] = {L->ptr, L->i32, L->ptr};
     LLVMValueRef f = declare_rt(L, "ptxjit_rt_local_window", L->voidt, p, 3);
-    LLVMValueRef args[3] = {F->cta, F->warp, bounds};
+    LLVMValueRef args[3] = {F->cta, current_warp(F), bounds};
     LLVMBuildCall2(b, LLVMGlobalGetValueType(f), f, args, 3, "");
     LLVMValueRef one = const_i64(L, 1);
     out[0] = LLVMBuildLoad2(b, L->i64, bounds, "");

@@ -226,12 +226,12 @@ static LLVMValueRef lanemask(fn *F, int kind)
  * (x) or plane (y) boundary in a way that depends on the warp: then the
  * address analysis sees the lanes' pattern (lower_shape.c).  Otherwise
  * divisions by constants. */
-static void known_shape_tid(fn *F, LLVMValueRef linear)
+static void known_shape_tid(fn *F, LLVMValueRef warp, LLVMValueRef linear, LLVMValueRef *tid)
 {
     lw *L = F->L;
     LLVMBuilderRef b = L->b;
     uint32_t nx = F->ntid[0], ny = F->ntid[1];
-    LLVMValueRef first = LLVMBuildMul(b, F->warp, const_i32(L, W), ""), lanes[W], *tid = F->sregs[PTX_SREG_TID];
+    LLVMValueRef first = LLVMBuildMul(b, warp, const_i32(L, W), ""), lanes[W];
     if (nx % W == 0) { /* a warp lies in one row */
         LLVMValueRef row = LLVMBuildUDiv(b, first, const_i32(L, nx), "");
         tid[1] = LLVMBuildAdd(b, splat(L, LLVMBuildURem(b, first, const_i32(L, nx), "")), F->lane, "tid.x");
@@ -241,7 +241,7 @@ static void known_shape_tid(fn *F, LLVMValueRef linear)
     }
     uint32_t rows = W / nx; /* rows per warp, when nx divides 32 */
     if (W % nx == 0 && ny % rows == 0) { /* and the warp's rows lie in one plane */
-        LLVMValueRef row0 = LLVMBuildMul(b, F->warp, const_i32(L, rows), "");
+        LLVMValueRef row0 = LLVMBuildMul(b, warp, const_i32(L, rows), "");
         for (uint32_t l = 0; l < W; l++)
             lanes[l] = const_i32(L, l % nx);
         tid[1] = LLVMConstVector(lanes, W);
@@ -259,6 +259,29 @@ static void known_shape_tid(fn *F, LLVMValueRef linear)
     tid[3] = LLVMBuildUDiv(b, q, vy, "tid.z");
 }
 
+/* %tid of the threads of `warp`. */
+static void warp_tid(fn *F, LLVMValueRef warp, LLVMValueRef *tid)
+{
+    lw *L = F->L;
+    LLVMValueRef first = LLVMBuildMul(L->b, warp, const_i32(L, W), "");
+    LLVMValueRef linear = LLVMBuildAdd(L->b, splat(L, first), F->lane, "");
+    if (F->ntid[0]) {
+        known_shape_tid(F, warp, linear, tid);
+        return;
+    }
+    /* the launch's table */
+    LLVMValueRef launch = load_field(F, F->cta, PTXJIT_CTA_GRID, L->ptr);
+    LLVMValueRef tids = load_field(F, launch, PTXJIT_GRID_TIDS, L->ptr);
+    LLVMValueRef row = LLVMBuildMul(L->b, LLVMBuildZExt(L->b, warp, L->i64, ""), const_i64(L, 3 * 4 * W), "");
+    for (int i = 0; i < 3; i++) {
+        LLVMValueRef off = LLVMBuildAdd(L->b, row, const_i64(L, 4 * W * i), "");
+        LLVMValueRef p = LLVMBuildGEP2(L->b, L->i8, tids, &off, 1, "");
+        LLVMValueRef v = LLVMBuildLoad2(L->b, vec_of(L->i32), p, "tid");
+        LLVMSetAlignment(v, 64);
+        tid[i + 1] = v;
+    }
+}
+
 /* Eagerly computed in the prologue; unused ones are deleted by LLVM. */
 void init_sregs(fn *F)
 {
@@ -273,25 +296,14 @@ void init_sregs(fn *F)
         F->sregs[PTX_SREG_NCTAID][i + 1] = splat(L, nctaid[i]);
         F->sregs[PTX_SREG_CTAID][i + 1] = splat(L, ctaid[i]);
     }
-    LLVMValueRef first = LLVMBuildMul(L->b, F->warp, const_i32(L, W), "");
-    LLVMValueRef linear = LLVMBuildAdd(L->b, splat(L, first), F->lane, "");
-    if (F->ntid[0]) {
+    if (F->ntid[0])
         for (int i = 0; i < 3; i++)
             F->sregs[PTX_SREG_NTID][i + 1] = splat(L, const_i32(L, F->ntid[i]));
-        known_shape_tid(F, linear);
-    } else { /* the launch's table */
-        LLVMValueRef tids = load_field(F, launch, PTXJIT_GRID_TIDS, L->ptr);
-        LLVMValueRef row = LLVMBuildMul(L->b, LLVMBuildZExt(L->b, F->warp, L->i64, ""), const_i64(L, 3 * 4 * W), "");
-        for (int i = 0; i < 3; i++) {
-            LLVMValueRef off = LLVMBuildAdd(L->b, row, const_i64(L, 4 * W * i), "");
-            LLVMValueRef p = LLVMBuildGEP2(L->b, L->i8, tids, &off, 1, "");
-            LLVMValueRef v = LLVMBuildLoad2(L->b, vec_of(L->i32), p, "tid");
-            LLVMSetAlignment(v, 64);
-            F->sregs[PTX_SREG_TID][i + 1] = v;
-        }
-    }
+    if (!F->resumable) /* else per read: the CTA loop moves on to other warps inside the function */
+        warp_tid(F, F->warp, F->sregs[PTX_SREG_TID]);
     F->sregs[PTX_SREG_LANEID][0] = F->lane;
-    F->sregs[PTX_SREG_WARPID][0] = splat(L, F->warp);
+    if (!F->resumable)
+        F->sregs[PTX_SREG_WARPID][0] = splat(L, F->warp);
     F->sregs[PTX_SREG_NWARPID][0] = splat(L, load_field(F, F->cta, PTXJIT_CTA_NWARPS, L->i32));
     F->sregs[PTX_SREG_LANEMASK_EQ][0] = lanemask(F, 0);
     F->sregs[PTX_SREG_LANEMASK_LT][0] = lanemask(F, 1);
@@ -316,6 +328,13 @@ LLVMValueRef read_sreg(fn *F, const ptx_operand *o)
     LLVMValueRef v = F->sregs[r][o->comp];
     if (v)
         return v;
+    if (r == PTX_SREG_TID && F->resumable && o->comp >= 1 && o->comp <= 3) {
+        LLVMValueRef tid[4];
+        warp_tid(F, current_warp(F), tid);
+        return tid[o->comp];
+    }
+    if (r == PTX_SREG_WARPID && F->resumable)
+        return splat(L, current_warp(F));
     switch (r) {
     case PTX_SREG_CLOCK64: return splat(L, rt_time(F, "ptxjit_rt_clock64"));
     case PTX_SREG_CLOCK:

@@ -102,6 +102,31 @@ static const char loop_src[] = HEADER
     "  ld.shared.u32 %r14, [%r13];\n"
     "  mul.wide.u32 %rd2, %r2, 4; add.s64 %rd3, %rd1, %rd2; st.global.u32 [%rd3], %r14;\n"
     "  ret;\n}\n"
+    /* The CTA loop hands over to the next warp where it waits: warp 3's
+     * lanes loop t % 4 times (acc = 1 + .. + t % 4) and reach barrier X
+     * diverged, the other warps converged; then Y and Z, each reached from
+     * the one before.  out[t] = acc + t' + s[t'], t' = (t + 37) % ntid,
+     * s[u] = acc(u) + (u + 37) % ntid. */
+    ".visible .entry mixed_resume(.param .u64 out)\n{\n"
+    "  .reg .pred %p<4>; .reg .b32 %r<20>; .reg .b64 %rd<4>;\n"
+    "  .shared .align 4 .b8 sm[1024];\n"
+    "  ld.param.u64 %rd1, [out]; mov.u32 %r1, %tid.x; mov.u32 %r12, %ntid.x;\n"
+    "  shl.b32 %r2, %r1, 2; mov.u32 %r3, sm; add.s32 %r4, %r3, %r2; st.shared.u32 [%r4], %r1;\n"
+    "  shr.u32 %r5, %r1, 5; and.b32 %r6, %r1, 3; mov.u32 %r7, 0;\n"
+    "  setp.ne.u32 %p1, %r5, 3; @%p1 bra X;\n"
+    "LOOP:\n"
+    "  setp.eq.u32 %p2, %r6, 0; @%p2 bra X;\n"
+    "  add.s32 %r7, %r7, %r6; sub.s32 %r6, %r6, 1; bra LOOP;\n"
+    "X:\n"
+    "  bar.sync 0;\n"
+    "  add.s32 %r8, %r1, 37; rem.u32 %r8, %r8, %r12; shl.b32 %r9, %r8, 2; add.s32 %r9, %r3, %r9;\n"
+    "  ld.shared.u32 %r10, [%r9]; add.s32 %r7, %r7, %r10;\n"
+    "  bar.sync 0;\n"
+    "  st.shared.u32 [%r4], %r7;\n"
+    "  bar.sync 0;\n"
+    "  ld.shared.u32 %r11, [%r9]; add.s32 %r7, %r7, %r11;\n"
+    "  mul.wide.u32 %rd2, %r1, 4; add.s64 %rd3, %rd1, %rd2; st.global.u32 [%rd3], %r7;\n"
+    "  ret;\n}\n"
     /* out[tid] = 3 tid: no barrier of its own, next to kernels with them */
     ".visible .entry no_barrier(.param .u64 out)\n{\n"
     "  .reg .b32 %r<4>; .reg .b64 %rd<4>;\n"
@@ -518,6 +543,33 @@ static void test_cta_loop_hands_over(void **state)
         run(k, 4, nt, 1, 1, &p);
         for (uint32_t t = 0; t < nt; t++) {
             uint32_t u = (t + 2) % keep, want = t < keep ? 2 * ((((u + 1) % keep) + 1) % nt + 1) : 0xffffffffu;
+            if (out[t] != want)
+                fail_msg("block %u: out[%u] = %u, want %u", nt, t, out[t], want);
+        }
+    }
+    ptxjit_module_unload(m);
+}
+
+/* Warps of one sweep stopped at different resume points (a diverged warp
+ * waits through the general path): the CTA loop hands over in place only
+ * to a warp that waits where the stretch begins. */
+static void test_cta_loop_mixed_resume(void **state)
+{
+    (void)state;
+    ptxjit_module *m;
+    const ptxjit_kernel *k = kernel(loop_src, "mixed_resume", &m);
+    static const uint32_t blocks[] = {256, 200, 100};
+    for (size_t b = 0; b < sizeof blocks / sizeof *blocks; b++) {
+        uint32_t nt = blocks[b], out[256], acc[256];
+        for (uint32_t t = 0; t < nt; t++) {
+            uint32_t r = t % 4;
+            acc[t] = (t >> 5) == 3 ? r * (r + 1) / 2 : 0;
+            acc[t] += (t + 37) % nt;
+        }
+        uint32_t *po = out;
+        run(k, 3, nt, 1, 1, &po);
+        for (uint32_t t = 0; t < nt; t++) {
+            uint32_t want = acc[t] + acc[(t + 37) % nt];
             if (out[t] != want)
                 fail_msg("block %u: out[%u] = %u, want %u", nt, t, out[t], want);
         }
@@ -1030,6 +1082,7 @@ int main(void)
         cmocka_unit_test(test_barrier_in_uniform_loop),
         cmocka_unit_test(test_bar_red_after_exit),
         cmocka_unit_test(test_cta_loop_hands_over),
+        cmocka_unit_test(test_cta_loop_mixed_resume),
         cmocka_unit_test(test_fibers_only_where_warps_wait),
         cmocka_unit_test(test_local_memory_falls_back_to_fibers),
         cmocka_unit_test(test_tile_rows),
