@@ -1,12 +1,15 @@
 /* test_code_shapes.c - the code shapes of the fast paths, against C
  * references: barriers that return to the runtime (resumable warps) in a
  * CTA-uniform loop, behind thread-dependent branches, with bar.red and with
- * many warps, handed from the code's CTA loop to the runtime's, the fiber fallback for a barrier next to .local memory, and
+ * many warps, handed from the code's CTA loop to the runtime's, handed
+ * over in place to warps that may wait elsewhere, the fiber fallback for a barrier next to .local memory, and
  * addresses whose lane pattern is known at compile time (a 16x16 block's
  * rows: a broadcast per row, one run of 16 read twice, runs stored at two
  * offsets) under full and partial masks, in 1D/2D/3D blocks whose sizes are
  * not multiples of 32, rows of lanes a run-time pitch apart (wrapping or
- * not, or a row pointer stepped per tile across barriers), registers reused with several definitions, and if-bodies run
+ * not, or a row pointer stepped per tile across barriers), a loop index
+ * stepped across barriers whose start read a register written again
+ * later, registers reused with several definitions, and if-bodies run
  * with the other lanes waiting at the join (loops, a barrier as the join,
  * early exits, partial warps), full-warp copies of hot blocks under full,
  * partial and split warps, uniform registers with several definitions
@@ -265,6 +268,21 @@ static const char pitch_src[] = HEADER
     "  ld.shared.f32 %f3, [%r12]; ld.shared.f32 %f4, [%r14]; add.f32 %f1, %f1, %f3; add.f32 %f1, %f1, %f4;\n"
     "  bar.sync 0; add.s64 %rd4, %rd4, 64; add.s32 %r13, %r13, 1; setp.lt.u32 %p2, %r13, %r9; @%p2 bra LOOP;\n"
     "  mad.lo.s32 %r15, %r3, %r4, %r2; mul.wide.u32 %rd7, %r15, 4; add.s64 %rd8, %rd2, %rd7; st.global.f32 [%rd8], %f1;\n"
+    "  ret;\n}\n"
+    /* An induction variable whose start reads a register written again
+     * before the loop: out[t] = sum over i < n of (3 t + 16 i) + 7 n */
+    ".visible .entry step_after_reuse(.param .u64 out, .param .u32 n)\n{\n"
+    "  .reg .pred %p<2>; .reg .b32 %r<12>; .reg .b64 %rd<6>;\n"
+    "  .shared .align 4 .b8 sh[1024];\n"
+    "  ld.param.u64 %rd1, [out]; ld.param.u32 %r9, [n];\n"
+    "  mov.u32 %r1, %tid.x; mul.lo.u32 %r2, %r1, 3; mov.u32 %r3, sh; shl.b32 %r4, %r1, 2;\n"
+    "  add.s32 %r5, %r3, %r4; mul.wide.u32 %rd2, %r1, 4; add.s64 %rd3, %rd1, %rd2;\n"
+    "  mov.u32 %r1, 7; mov.u32 %r6, 0; mov.u32 %r7, 0;\n"
+    "LOOP:\n"
+    "  st.shared.u32 [%r5], %r2; bar.sync 0;\n"
+    "  ld.shared.u32 %r8, [%r5]; add.s32 %r7, %r7, %r8; add.s32 %r7, %r7, %r1; bar.sync 0;\n"
+    "  add.s32 %r2, %r2, 16; add.s32 %r6, %r6, 1; setp.lt.u32 %p1, %r6, %r9; @%p1 bra LOOP;\n"
+    "  st.global.u32 [%rd3], %r7;\n"
     "  ret;\n}\n";
 
 
@@ -766,6 +784,30 @@ static void test_pitched_tiles(void **state)
     ptxjit_module_unload(m);
 }
 
+/* A register stepped by uniform amounts in a loop across barriers is its
+ * start (recomputed after each barrier) plus a warp-wide sum; its start
+ * reads the value a reused register had then. */
+static void test_step_after_reuse(void **state)
+{
+    (void)state;
+    ptxjit_module *m;
+    const ptxjit_kernel *k = kernel(pitch_src, "step_after_reuse", &m);
+    static const uint32_t blocks[] = {256, 45, 64};
+    for (size_t b = 0; b < sizeof blocks / sizeof *blocks; b++) {
+        uint32_t nt = blocks[b], n = 5, out[256];
+        struct { uint32_t *out; uint32_t n; } p = {out, n};
+        run(k, 2, nt, 1, 1, &p);
+        for (uint32_t t = 0; t < nt; t++) {
+            uint32_t want = 7 * n;
+            for (uint32_t i = 0; i < n; i++)
+                want += 3 * t + 16 * i;
+            if (out[t] != want)
+                fail_msg("block %u: out[%u] = %u, want %u", nt, t, out[t], want);
+        }
+    }
+    ptxjit_module_unload(m);
+}
+
 static void test_wrapping_rows(void **state)
 {
     (void)state;
@@ -1090,6 +1132,7 @@ int main(void)
         cmocka_unit_test(test_reused_registers),
         cmocka_unit_test(test_pitched_rows),
         cmocka_unit_test(test_pitched_tiles),
+        cmocka_unit_test(test_step_after_reuse),
         cmocka_unit_test(test_wrapping_rows),
         cmocka_unit_test(test_misaligned_shapes),
         cmocka_unit_test(test_grid_stride_prefetch),
