@@ -353,8 +353,7 @@ static void analyze_multi_uniform(fn *F)
             uint32_t k = reg_elem(&in->opds[0]);
             if (!ri || k >= ri->n || !ri->uniform[k])
                 continue;
-            if ((!in->has_guard || opd_uniform(F, &in->guard)) && pure_def_over(F, in, opd_uniform) &&
-                (!body[F->block_of_stmt[i]] || reads_immutable(F, in))) {
+            if (def_uniform(F, in) && (!body[F->block_of_stmt[i]] || reads_immutable(F, in))) {
                 ri->defs_seen[k]++;
             } else {
                 ri->uniform[k] = 0;

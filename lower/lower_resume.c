@@ -516,14 +516,19 @@ static void resume_jump(fn *F)
 
 /* The lowest warp of `set` (nonzero) goes next; the others are the
  * sweep's rest. */
-static void next_warp(fn *F, LLVMValueRef set)
+static void pop_warp(fn *F, LLVMValueRef set)
 {
     lw *L = F->L;
     LLVMTypeRef i32t = L->i32;
     LLVMValueRef w = call_intrinsic(L, "llvm.cttz", &i32t, 1, (LLVMValueRef[]){set, LLVMConstInt(L->i1, 1, false)}, 2);
     LLVMBuildStore(L->b, w, F->loop_warp);
     LLVMBuildStore(L->b, LLVMBuildAnd(L->b, set, LLVMBuildSub(L->b, set, const_i32(L, 1), ""), ""), F->todo);
-    LLVMBuildBr(L->b, F->warp_top);
+}
+
+static void next_warp(fn *F, LLVMValueRef set)
+{
+    pop_warp(F, set);
+    LLVMBuildBr(F->L->b, F->warp_top);
 }
 
 /* After a warp stopped: account for it in the sweep, then the CTA loop's
@@ -597,27 +602,9 @@ static void emit_cta_step(fn *F)
  * becomes a loop over the CTA's warps, without the warp top's dispatch on
  * the resume point. */
 
-/* Successors of block b. */
-static uint32_t block_succs(fn *F, uint32_t b, const uint32_t *last, uint32_t *out, uint32_t max)
-{
-    uint32_t n = 0;
-    const ptx_instr *in = last[b] < F->f->nbody ? F->f->body[last[b]].instr : NULL;
-    bool term = in && is_terminator(&F->f->body[last[b]]);
-    if ((!term || in->has_guard) && F->next_block[b] < F->nblocks)
-        out[n++] = F->next_block[b];
-    if (term && in->op == PTX_OP_BRA)
-        out[n++] = F->block_of_stmt[in->opds[0].label];
-    if (term && in->op == PTX_OP_BRX_IDX) {
-        const ptx_stmt *t = &F->f->body[in->opds[1].label];
-        for (uint32_t j = 0; j < t->ntargets && n < max; j++)
-            out[n++] = F->block_of_stmt[t->targets[j].label];
-    }
-    return n;
-}
-
 /* Marks (in reach) the barrier blocks a warp starting at block `from` can
  * stop at first. */
-static void barriers_reached(fn *F, uint32_t from, const uint32_t *last, const uint8_t *barrier, uint8_t *reach)
+static void barriers_reached(fn *F, uint32_t from, const ptx_instr **last, const uint8_t *barrier, uint8_t *reach)
 {
     uint8_t *seen = calloc(F->nblocks, 1);
     uint32_t *stack = malloc(F->nblocks * sizeof *stack), sp = 0, succ[64];
@@ -631,7 +618,8 @@ static void barriers_reached(fn *F, uint32_t from, const uint32_t *last, const u
             reach[b] = 1;
             continue;
         }
-        for (uint32_t e = 0, ns = block_succs(F, b, last, succ, 64); e < ns; e++)
+        uint32_t ns = block_successors(F, b, last[b], succ, 64);
+        for (uint32_t e = 0; e < ns; e++)
             if (!seen[succ[e]]) {
                 seen[succ[e]] = 1;
                 stack[sp++] = succ[e];
@@ -646,16 +634,16 @@ static void barriers_reached(fn *F, uint32_t from, const uint32_t *last, const u
  * UINT32_MAX. */
 static uint32_t *handover_from(fn *F)
 {
-    uint32_t nb = F->nblocks, *from = malloc((F->nwaits + 1) * sizeof *from);
-    uint32_t *last = malloc(nb * sizeof *last), *start = malloc(nb * sizeof *start);
+    uint32_t nb = F->nblocks, *from = malloc((F->nwaits + 1) * sizeof *from), *start = malloc(nb * sizeof *start);
+    const ptx_instr **last = calloc(nb, sizeof *last);
     uint8_t *barrier = calloc(nb, 1), *reach = calloc(nb, 1);
     if (!from || !last || !start || !barrier || !reach)
         abort(); /* lowering has no partial-failure path */
     for (uint32_t b = 0; b < nb; b++)
-        last[b] = UINT32_MAX, start[b] = UINT32_MAX; /* start: the one start block reaching b's barrier */
+        start[b] = UINT32_MAX; /* the one start block reaching b's barrier */
     for (uint32_t i = 0; i < F->f->nbody; i++)
         if (F->f->body[i].kind == PTX_STMT_INSTR)
-            last[F->block_of_stmt[i]] = i;
+            last[F->block_of_stmt[i]] = F->f->body[i].instr;
     for (uint32_t k = 0; k < F->nwaits; k++)
         barrier[F->wait_block[k]] = 1;
     /* starts: the entry block and every resume point's block */
@@ -692,10 +680,7 @@ static void hand_over(fn *F, uint32_t j, LLVMBasicBlockRef restore_j)
     LLVMValueRef todo = LLVMBuildLoad2(b, L->i32, F->todo, "");
     LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntNE, todo, const_i32(L, 0), ""), pop, F->cta_more);
     LLVMPositionBuilderAtEnd(b, pop);
-    LLVMTypeRef i32t = L->i32;
-    LLVMValueRef w = call_intrinsic(L, "llvm.cttz", &i32t, 1, (LLVMValueRef[]){todo, LLVMConstInt(L->i1, 1, false)}, 2);
-    LLVMBuildStore(b, w, F->loop_warp);
-    LLVMBuildStore(b, LLVMBuildAnd(b, todo, LLVMBuildSub(b, todo, const_i32(L, 1), ""), ""), F->todo);
+    pop_warp(F, todo);
     LLVMValueRef r = frame_load(F, PTXJIT_FRAME_RESUME, L->i32);
     LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, r, const_i32(L, j + 1), ""), there, F->warp_top);
     LLVMPositionBuilderAtEnd(b, there);

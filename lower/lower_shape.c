@@ -481,6 +481,18 @@ static bool invariant_record(LLVMValueRef p, unsigned depth)
 
 static LLVMValueRef invariant_root(LLVMValueRef v);
 
+/* The integer arithmetic a rebuildable value may be made of. */
+static bool rebuild_arith(LLVMOpcode op)
+{
+    switch (op) {
+    case LLVMAdd: case LLVMSub: case LLVMMul: case LLVMShl: case LLVMAnd: case LLVMOr: case LLVMXor:
+    case LLVMZExt: case LLVMSExt: case LLVMTrunc:
+        return true;
+    default:
+        return false;
+    }
+}
+
 /* Whether v can be computed again anywhere in its function: constants,
  * arguments, the entry block's values (they dominate every block) and
  * pure arithmetic or loads of them at fixed offsets (the launch's
@@ -509,14 +521,13 @@ static bool rebuildable(LLVMValueRef v, unsigned depth)
                                                                          LLVMGetBasicBlockParent(b))) ||
                invariant_record(p, depth + 1);
     }
-    case LLVMAdd: case LLVMSub: case LLVMMul: case LLVMShl: case LLVMAnd: case LLVMOr: case LLVMXor:
-    case LLVMZExt: case LLVMSExt: case LLVMTrunc:
+    default:
+        if (!rebuild_arith(LLVMGetInstructionOpcode(v)))
+            return false;
         for (int i = 0; i < LLVMGetNumOperands(v); i++)
             if (!rebuildable(LLVMGetOperand(v, i), depth + 1))
                 return false;
         return true;
-    default:
-        return false;
     }
 }
 
@@ -538,9 +549,7 @@ static bool same_expr(LLVMValueRef a, LLVMValueRef b, unsigned depth)
         return false;
     if (op == LLVMGetElementPtr && LLVMGetGEPSourceElementType(a) != LLVMGetGEPSourceElementType(b))
         return false;
-    if (op != LLVMGetElementPtr && op != LLVMLoad && op != LLVMAdd && op != LLVMSub && op != LLVMMul &&
-        op != LLVMShl && op != LLVMAnd && op != LLVMOr && op != LLVMXor && op != LLVMZExt && op != LLVMSExt &&
-        op != LLVMTrunc)
+    if (op != LLVMGetElementPtr && op != LLVMLoad && !rebuild_arith(op))
         return false;
     for (int i = 0; i < LLVMGetNumOperands(a); i++)
         if (!same_expr(LLVMGetOperand(a, i), LLVMGetOperand(b, i), depth + 1))
@@ -608,7 +617,7 @@ static LLVMValueRef broadcast_scalar(LLVMValueRef v)
 static bool stride(analysis *A, shape *s, LLVMValueRef x, LLVMValueRef y)
 {
     LLVMValueRef S = broadcast_scalar(y);
-    if (!S || !rebuildable(S, 0) || !(S = invariant_root(S)))
+    if (!S || !(S = invariant_root(S)) || !rebuildable(S, 0))
         return false;
     shape *a = analyze(A, x);
     if (!usable(a) || a->sym || !merge_guards(s, a))
