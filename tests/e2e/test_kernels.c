@@ -2958,8 +2958,16 @@ static void run_case(void **state)
             skip();
         }
         const ptxjit_kernel *k = ptxjit_kernel_get(e->m, tc->sp->kernel);
-        if (!k)
-            fail_msg("%s has no kernel %s", tc->file, tc->sp->kernel);
+        if (!k) { /* say what it has instead: a wrong list points at the cache */
+            char names[512] = "";
+            for (uint32_t i = 0; i < ptxjit_kernel_count(e->m); i++) {
+                size_t used = strlen(names);
+                snprintf(names + used, sizeof names - used, " %s",
+                         ptxjit_kernel_name(ptxjit_kernel_at(e->m, i)));
+            }
+            fail_msg("%s (context %d) has no kernel %s; its %u kernels:%s", tc->file, c,
+                     tc->sp->kernel, ptxjit_kernel_count(e->m), names);
+        }
         run r = {ctxs[c], k, e, tc->variant, worker_counts[c], ""};
         snprintf(r.what, sizeof r.what, "%s %s (%u worker%s)", tc->file,
                  tc->sp->tag ? tc->sp->tag : tc->sp->kernel, r.workers, r.workers > 1 ? "s" : "");
