@@ -141,6 +141,9 @@ typedef struct analysis {
     LLVMValueRef *slot_val;  /* resumable kernels: the value saved at each frame offset */
     int64_t *slot_off;
     unsigned nslots;
+    LLVMValueRef *reload_val; /* and the loads of the frame (reloads), by offset */
+    int64_t *reload_off;
+    unsigned nreloads;
     unsigned depth;
     bool masked;       /* some shape in memo holds for those lanes only */
     LLVMValueRef *copied; /* address arithmetic copied into run-time paths: erased at the end if unused */
@@ -424,10 +427,19 @@ static int64_t frame_slot(LLVMValueRef p)
 static void index_frame(analysis *A, LLVMValueRef f)
 {
     A->frame_fn = f;
-    A->nslots = 0;
+    A->nslots = A->nreloads = 0;
     for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b))
         for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i)) {
             int64_t off = LLVMIsAStoreInst(i) ? frame_slot(LLVMGetOperand(i, 1)) : -1;
+            int64_t at = LLVMIsALoadInst(i) ? frame_slot(LLVMGetOperand(i, 0)) : -1;
+            if (at >= 0) {
+                A->reload_val = realloc(A->reload_val, (A->nreloads + 1) * sizeof *A->reload_val);
+                A->reload_off = realloc(A->reload_off, (A->nreloads + 1) * sizeof *A->reload_off);
+                if (!A->reload_val || !A->reload_off)
+                    abort();
+                A->reload_val[A->nreloads] = i;
+                A->reload_off[A->nreloads++] = at;
+            }
             if (off < 0)
                 continue;
             A->slot_val = realloc(A->slot_val, (A->nslots + 1) * sizeof *A->slot_val);
@@ -729,6 +741,79 @@ static unsigned sources(analysis *A, const shape *s, LLVMValueRef *out, unsigned
     return n;
 }
 
+/* Adds x to the set and the stack, once. */
+static void reach(ptrmap *set, LLVMValueRef x, LLVMValueRef **stack, unsigned *n, unsigned *cap)
+{
+    if (ptrmap_get(set, x))
+        return;
+    ptrmap_put(set, x, (void *)1);
+    if (*n == *cap) {
+        *cap = *cap ? 2 * *cap : 64;
+        *stack = realloc(*stack, *cap * sizeof **stack);
+        if (!*stack)
+            abort(); /* lowering has no partial-failure path */
+    }
+    (*stack)[(*n)++] = x;
+}
+
+/* The values computed from v, v included: its users, and through the
+ * frame (a value saved into a slot reaches every reload of the slot). */
+static void dependents(analysis *A, LLVMValueRef v, ptrmap *set)
+{
+    LLVMValueRef f = LLVMGetBasicBlockParent(LLVMGetInstructionParent(v)), *stack = NULL;
+    if (A->frame_fn != f)
+        index_frame(A, f);
+    unsigned n = 0, cap = 0;
+    reach(set, v, &stack, &n, &cap);
+    while (n) {
+        LLVMValueRef x = stack[--n];
+        for (LLVMUseRef u = LLVMGetFirstUse(x); u; u = LLVMGetNextUse(u)) {
+            LLVMValueRef user = LLVMGetUser(u);
+            int64_t off = LLVMIsAStoreInst(user) && LLVMGetOperand(user, 0) == x ? frame_slot(LLVMGetOperand(user, 1)) : -1;
+            for (unsigned i = 0; off >= 0 && i < A->nreloads; i++)
+                if (A->reload_off[i] == off)
+                    reach(set, A->reload_val[i], &stack, &n, &cap);
+            if (off < 0)
+                reach(set, user, &stack, &n, &cap);
+        }
+    }
+    free(stack);
+}
+
+/* A phi or reload v turned out to hold for some lanes only, or to need
+ * its addresses checked: so do the provisional shapes built since `from`
+ * on it (not the others built meanwhile: v's operands, other cycles). */
+static void flag_dependents(analysis *A, LLVMValueRef v, unsigned from, bool lanes, bool verify)
+{
+    ptrmap set = {0};
+    dependents(A, v, &set);
+    for (unsigned i = from; i < A->nlog; i++) {
+        shape *u = A->log[i];
+        if (!u->provisional || !u->v || !ptrmap_get(&set, u->v))
+            continue;
+        u->lanes |= lanes;
+        u->verify |= verify;
+    }
+    ptrmap_free(&set);
+}
+
+/* A phi or reload found to hold for some lanes only, or to need its
+ * addresses checked, after shapes were built on it. */
+typedef struct trigger {
+    LLVMValueRef v;
+    bool lanes, verify;
+} trigger;
+
+static trigger *add_trigger(trigger *list, unsigned *n, LLVMValueRef v, bool lanes, bool verify)
+{
+    trigger *t = realloc(list, (*n + 1) * sizeof *t);
+    if (!t)
+        abort(); /* lowering has no partial-failure path */
+    t[*n].v = v, t[*n].lanes = lanes, t[*n].verify = verify;
+    ++*n;
+    return t;
+}
+
 /* After a top-level analysis: the cycles' unsettled phis and reloads take
  * the offsets of the values that flow into them, and then every phi and
  * reload must equal each value flowing into it (what the analysis assumed
@@ -738,7 +823,9 @@ static void resolve(analysis *A, unsigned from)
 {
     enum { MAXSRC = 1024 };
     LLVMValueRef src[MAXSRC];
-    bool ok = true, lanes = false, verify = false;
+    bool ok = true;
+    trigger *t = NULL; /* what was built on them may not know their flags */
+    unsigned nt = 0;
     for (bool changed = true; ok && changed;) {
         changed = false;
         for (unsigned i = from; ok && i < A->nlog; i++) {
@@ -756,10 +843,9 @@ static void resolve(analysis *A, unsigned from)
                     u->state = S_KNOWN;
                     changed = true;
                 }
-                if (ok && a->lanes && !u->lanes)
-                    lanes = true; /* what was built on u may not know: all of it holds for the lanes only */
-                if (ok && a->verify && !u->verify)
-                    verify = true; /* the same: all of it checks its addresses */
+                bool lanes = ok && a->lanes && !u->lanes, verify = ok && a->verify && !u->verify;
+                if (lanes || verify)
+                    t = add_trigger(t, &nt, u->v, lanes, verify);
             }
         }
     }
@@ -773,21 +859,18 @@ static void resolve(analysis *A, unsigned from)
             for (unsigned k = 0; ok && k < n; k++) {
                 shape *a = ptrmap_get(&A->memo, src[k]);
                 ok = a && a->state == S_KNOWN && same_lin(a, u);
-                if (ok && ((a->verify || a->ng) && !u->verify))
-                    verify = true; /* a guard or check stayed behind this phi */
-                if (ok && a->lanes && !u->lanes)
-                    lanes = true;
+                /* verify: a guard or check stayed behind this phi */
+                bool verify = ok && (a->verify || a->ng) && !u->verify, lanes = ok && a->lanes && !u->lanes;
+                if (lanes || verify)
+                    t = add_trigger(t, &nt, u->v, lanes, verify);
             }
         }
     }
     for (unsigned i = from; !ok && i < A->nlog; i++)
         A->log[i]->state = S_UNKNOWN;
-    for (unsigned i = from; (lanes || verify) && i < A->nlog; i++) {
-        if (!A->log[i]->provisional)
-            continue;
-        A->log[i]->lanes |= lanes;
-        A->log[i]->verify |= verify;
-    }
+    for (unsigned i = 0; ok && i < nt; i++)
+        flag_dependents(A, t[i].v, from, t[i].lanes, t[i].verify);
+    free(t);
 }
 
 static shape *analyze(analysis *A, LLVMValueRef v)
@@ -829,12 +912,8 @@ static shape *analyze(analysis *A, LLVMValueRef v)
     bool assumable = LLVMIsAPHINode(v) || LLVMIsALoadInst(v);
     for (unsigned i = mark; !ok && assumable && i < A->nlog; i++)
         A->log[i]->state = S_UNKNOWN;
-    for (unsigned i = mark; ok && assumable && (s->lanes || s->verify) && i < A->nlog; i++) {
-        if (!A->log[i]->provisional)
-            continue;
-        A->log[i]->lanes |= s->lanes; /* built while this value's lanes were not yet known */
-        A->log[i]->verify |= s->verify;
-    }
+    if (ok && assumable && (s->lanes || s->verify)) /* built on v while its flags were not yet known */
+        flag_dependents(A, v, mark, s->lanes, s->verify);
     if (!A->depth)
         resolve(A, mark - 1);
     return s;
@@ -1639,6 +1718,8 @@ void lower_shapes(lw *L, LLVMTargetMachineRef tm)
     free(A.log);
     free(A.slot_val);
     free(A.slot_off);
+    free(A.reload_val);
+    free(A.reload_off);
     ptrmap_free(&A.memo);
     erase_copied(&A);
     free(calls);

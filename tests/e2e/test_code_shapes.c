@@ -784,6 +784,55 @@ static void test_pitched_tiles(void **state)
     ptxjit_module_unload(m);
 }
 
+/* pitched_tiles with a pitch near 2^31: rows y * pitch + x wrap in the
+ * 32-bit index, and mul.wide.s32 then puts lanes 8 GiB before or after
+ * their row's start.  The tile pointer's no-wrap test stays behind the
+ * loop's phi and the frame, so the loads check their addresses.  The
+ * elements read lie in pages of a 16 GiB reservation made readable one by
+ * one; in[e] = e mod 89. */
+static float wrapped_value(int64_t e) { return (float)(((e % 89) + 89) % 89); }
+
+static void test_wrapped_pitched_tiles(void **state)
+{
+    (void)state;
+    ptxjit_module *m;
+    const ptxjit_kernel *k = kernel(pitch_src, "pitched_tiles", &m);
+    enum { TILES = 3 };
+    const size_t half = (size_t)8 << 30, margin = (size_t)64 << 20, page = 4096;
+    char *base = mmap(NULL, 2 * (half + margin), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (base == MAP_FAILED)
+        skip(); /* no 16 GiB of address space: nothing to test here */
+    float *in = (float *)(base + half + margin), out[1024];
+    static const uint32_t shapes[][2] = {{16, 16}, {32, 2}, {8, 8}};
+    const int32_t pitch = INT32_MAX - 7;
+    for (size_t b = 0; b < sizeof shapes / sizeof *shapes; b++) {
+        uint32_t bx = shapes[b][0], by = shapes[b][1];
+        for (uint32_t y = 0; y < by; y++)
+            for (uint32_t x = 0; x < bx; x++)
+                for (int t = 0; t < TILES; t++) {
+                    int64_t e = (int32_t)((uint32_t)y * (uint32_t)pitch + x) + 16 * t;
+                    char *pg = (char *)((uintptr_t)(in + e) & ~(uintptr_t)(page - 1));
+                    assert_int_equal(mprotect(pg, page, PROT_READ | PROT_WRITE), 0);
+                    in[e] = wrapped_value(e);
+                }
+        struct { float *in, *out; int32_t pitch; uint32_t tiles, limit; } p = {in, out, pitch, TILES, bx};
+        run(k, 1, bx, by, 1, &p);
+        for (uint32_t y = 0; y < by; y++)
+            for (uint32_t x = 0; x < bx; x++) {
+                float want = 0.0f;
+                for (int t = 0; t < TILES; t++) {
+                    int64_t row = (int32_t)((uint32_t)y * (uint32_t)pitch) + 16 * t;
+                    want += wrapped_value((int32_t)((uint32_t)y * (uint32_t)pitch + x) + 16 * t);
+                    want += wrapped_value(row);
+                }
+                if (out[y * bx + x] != want)
+                    fail_msg("%ux%u pitch %d: (%u,%u) = %g, want %g", bx, by, pitch, x, y, out[y * bx + x], want);
+            }
+    }
+    munmap(base, 2 * (half + margin));
+    ptxjit_module_unload(m);
+}
+
 /* A register stepped by uniform amounts in a loop across barriers is its
  * start (recomputed after each barrier) plus a warp-wide sum; its start
  * reads the value a reused register had then. */
@@ -1134,6 +1183,7 @@ int main(void)
         cmocka_unit_test(test_pitched_tiles),
         cmocka_unit_test(test_step_after_reuse),
         cmocka_unit_test(test_wrapping_rows),
+        cmocka_unit_test(test_wrapped_pitched_tiles),
         cmocka_unit_test(test_misaligned_shapes),
         cmocka_unit_test(test_grid_stride_prefetch),
         cmocka_unit_test(test_shared_atomics_lane_order),
