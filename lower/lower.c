@@ -62,6 +62,20 @@ LLVMValueRef call_intrinsic(lw *L, const char *name, LLVMTypeRef *types, unsigne
     return LLVMBuildCall2(L->b, ft, f, args, nargs, "");
 }
 
+/* A conditional branch taken about yes_w times for every no_w times it is
+ * not: LLVM lays the hot side out straight and keeps its values in
+ * registers, spilling on the cold side. */
+LLVMValueRef weighted_branch(lw *L, LLVMValueRef cond, LLVMBasicBlockRef yes, LLVMBasicBlockRef no,
+                             uint32_t yes_w, uint32_t no_w)
+{
+    LLVMValueRef br = LLVMBuildCondBr(L->b, cond, yes, no);
+    LLVMMetadataRef w[3] = {LLVMMDStringInContext2(L->ctx, "branch_weights", 14),
+                            LLVMValueAsMetadata(const_i32(L, yes_w)), LLVMValueAsMetadata(const_i32(L, no_w))};
+    LLVMSetMetadata(br, LLVMGetMDKindIDInContext(L->ctx, "prof", 4),
+                    LLVMMetadataAsValue(L->ctx, LLVMMDNodeInContext2(L->ctx, w, 3)));
+    return br;
+}
+
 LLVMValueRef declare_rt(lw *L, const char *name, LLVMTypeRef ret, LLVMTypeRef *params,
                         unsigned nparams)
 {

@@ -135,16 +135,6 @@ static LLVMValueRef first_misaligned(lw *L, LLVMValueRef addrs, LLVMValueRef mas
     return LLVMBuildExtractElement(L->b, addrs, lowest_lane(L, bad), "");
 }
 
-/* A branch that is almost never taken: laid out away from the hot path. */
-static void unlikely_branch(lw *L, LLVMValueRef cond, LLVMBasicBlockRef yes, LLVMBasicBlockRef no)
-{
-    LLVMValueRef br = LLVMBuildCondBr(L->b, cond, yes, no);
-    LLVMMetadataRef w[3] = {LLVMMDStringInContext2(L->ctx, "branch_weights", 14),
-                            LLVMValueAsMetadata(const_i32(L, 1)), LLVMValueAsMetadata(const_i32(L, 1u << 20))};
-    unsigned prof = LLVMGetMDKindIDInContext(L->ctx, "prof", 4);
-    LLVMSetMetadata(br, prof, LLVMMetadataAsValue(L->ctx, LLVMMDNodeInContext2(L->ctx, w, 3)));
-}
-
 static LLVMValueRef fault_entry(lw *L)
 {
     const char *name = "ptxjit_rt_misaligned";
@@ -168,7 +158,7 @@ void check_alignment(fn *F, const ptx_instr *in, LLVMValueRef addrs, LLVMValueRe
     lw *L = F->L;
     LLVMBasicBlockRef fault = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "align.fault");
     LLVMBasicBlockRef ok = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "align.ok");
-    unlikely_branch(L, shape_align_test(F, addrs, mask, align), fault, ok);
+    weighted_branch(L, shape_align_test(F, addrs, mask, align), fault, ok, BRANCH_RARE, BRANCH_USUAL);
     LLVMPositionBuilderAtEnd(L->b, fault);
     LLVMValueRef f = fault_entry(L);
     LLVMValueRef args[4] = {F->cta, const_i32(L, in->loc.line), first_misaligned(L, addrs, mask, align),

@@ -266,7 +266,7 @@ void leave_block(fn *F, LLVMValueRef taken, uint32_t t, uint32_t n)
     LLVMBuilderRef b = L->b;
     LLVMBasicBlockRef conv = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "leave.converged");
     LLVMBasicBlockRef general = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "leave");
-    LLVMBuildCondBr(b, F->converged, conv, general);
+    weighted_branch(L, F->converged, conv, general, BRANCH_USUAL, BRANCH_RARE);
     LLVMPositionBuilderAtEnd(b, conv);
     leave_converged(F, taken, t, n, general);
     LLVMPositionBuilderAtEnd(b, general);

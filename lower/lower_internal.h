@@ -132,6 +132,9 @@ LLVMValueRef call_intrinsic(lw *L, const char *name, LLVMTypeRef *types, unsigne
                             LLVMValueRef *args, unsigned nargs);
 LLVMValueRef declare_rt(lw *L, const char *name, LLVMTypeRef ret, LLVMTypeRef *params,
                         unsigned nparams);
+LLVMValueRef weighted_branch(lw *L, LLVMValueRef cond, LLVMBasicBlockRef yes, LLVMBasicBlockRef no,
+                             uint32_t yes_w, uint32_t no_w);
+enum { BRANCH_RARE = 1, BRANCH_USUAL = 1u << 20 }; /* weights: a slow path against the fast one */
 LLVMValueRef mask_and(fn *F, LLVMValueRef a, LLVMValueRef b);
 LLVMValueRef load_field(fn *F, LLVMValueRef base, uint32_t offset, LLVMTypeRef t);
 LLVMValueRef mask_bits(fn *F, LLVMValueRef mask); /* <32 x i1> -> i32 */

@@ -271,8 +271,8 @@ void resume_converged_wait(fn *F, const ptx_instr *bar, LLVMBasicBlockRef generi
     LLVMValueRef present = mask_bits(F, lanes), gone = LLVMBuildNot(b, present, "");
     LLVMValueRef done = LLVMBuildLoad2(b, L->i32, F->bar_done, "bar.done");
     LLVMBasicBlockRef wait = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "conv.wait");
-    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, present, done, ""), const_i32(L, 0), ""),
-                    wait, generic);
+    weighted_branch(L, LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, present, done, ""), const_i32(L, 0), ""), wait,
+                    generic, BRANCH_USUAL, BRANCH_RARE);
     LLVMPositionBuilderAtEnd(b, wait);
     LLVMBuildStore(b, LLVMBuildAnd(b, done, gone, ""), F->bar_done);
     LLVMBuildStore(b, LLVMBuildAnd(b, LLVMBuildLoad2(b, L->i32, F->parked, ""), gone, ""), F->parked);
@@ -682,7 +682,8 @@ static void hand_over(fn *F, uint32_t j, LLVMBasicBlockRef restore_j)
     LLVMPositionBuilderAtEnd(b, pop);
     pop_warp(F, todo);
     LLVMValueRef r = frame_load(F, PTXJIT_FRAME_RESUME, L->i32);
-    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, r, const_i32(L, j + 1), ""), there, F->warp_top);
+    weighted_branch(L, LLVMBuildICmp(b, LLVMIntEQ, r, const_i32(L, j + 1), ""), there, F->warp_top, BRANCH_USUAL,
+                    BRANCH_RARE);
     LLVMPositionBuilderAtEnd(b, there);
     LLVMBuildBr(b, restore_j);
 }

@@ -64,7 +64,7 @@ void shape_branch(fn *F, LLVMValueRef addrs, LLVMValueRef mask, LLVMBasicBlockRe
     LLVMTypeRef p[2] = {vec_of(L->i64), vec_of(L->i1)};
     LLVMValueRef g = placeholder(L, SHAPE_GUARD, L->i1, p, 2, NULL);
     LLVMValueRef args[2] = {addrs, mask};
-    LLVMBuildCondBr(L->b, call(L, g, args, 2), known, runtime);
+    weighted_branch(L, call(L, g, args, 2), known, runtime, BRANCH_USUAL, BRANCH_RARE);
 }
 
 LLVMValueRef shape_load(fn *F, LLVMValueRef addrs, LLVMTypeRef elem, uint32_t align, LLVMValueRef mask)
