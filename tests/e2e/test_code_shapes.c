@@ -792,6 +792,12 @@ static void test_pitched_tiles(void **state)
  * one; in[e] = e mod 89. */
 static float wrapped_value(int64_t e) { return (float)(((e % 89) + 89) % 89); }
 
+/* y * pitch + x as the kernel's 32-bit index, widened as mul.wide.s32 does. */
+static int64_t wrapped_index(uint32_t y, int32_t pitch, uint32_t x)
+{
+    return (int32_t)(y * (uint32_t)pitch + x);
+}
+
 static void test_wrapped_pitched_tiles(void **state)
 {
     (void)state;
@@ -810,7 +816,7 @@ static void test_wrapped_pitched_tiles(void **state)
         for (uint32_t y = 0; y < by; y++)
             for (uint32_t x = 0; x < bx; x++)
                 for (int t = 0; t < TILES; t++) {
-                    int64_t e = (int32_t)((uint32_t)y * (uint32_t)pitch + x) + 16 * t;
+                    int64_t e = wrapped_index(y, pitch, x) + 16 * t;
                     char *pg = (char *)((uintptr_t)(in + e) & ~(uintptr_t)(page - 1));
                     assert_int_equal(mprotect(pg, page, PROT_READ | PROT_WRITE), 0);
                     in[e] = wrapped_value(e);
@@ -821,8 +827,8 @@ static void test_wrapped_pitched_tiles(void **state)
             for (uint32_t x = 0; x < bx; x++) {
                 float want = 0.0f;
                 for (int t = 0; t < TILES; t++) {
-                    int64_t row = (int32_t)((uint32_t)y * (uint32_t)pitch) + 16 * t;
-                    want += wrapped_value((int32_t)((uint32_t)y * (uint32_t)pitch + x) + 16 * t);
+                    int64_t row = wrapped_index(y, pitch, 0) + 16 * t;
+                    want += wrapped_value(wrapped_index(y, pitch, x) + 16 * t);
                     want += wrapped_value(row);
                 }
                 if (out[y * bx + x] != want)
