@@ -721,16 +721,80 @@ static void emit_converged_save(fn *F, uint32_t k, const saved_reg *r, uint32_t 
     hand_over(F, from, restore_from);
 }
 
+/* Whether every warp has all 32 lanes at each of the kernel's barriers:
+ * its blocks are whole warps (the block shape is known, a multiple of 32
+ * threads), it calls nothing (a .func may exit), and no lane can leave
+ * while another of its warp still has a barrier ahead: no block from
+ * which a barrier is reachable reaches an exit without passing a barrier
+ * first. */
+static bool lanes_full_at_barriers(fn *F)
+{
+    uint32_t nb = F->nblocks, nthreads = F->ntid[0] * F->ntid[1] * F->ntid[2];
+    if (!F->ntid[0] || nthreads % W)
+        return false;
+    const ptx_instr **last = calloc(nb, sizeof *last);
+    uint8_t *barrier = calloc(nb, 1), *reaches = calloc(nb, 1), *seen = calloc(nb, 1);
+    uint32_t *stack = malloc(nb * sizeof *stack), sp = 0, succ[64];
+    if (!last || !barrier || !reaches || !seen || !stack)
+        abort(); /* lowering has no partial-failure path */
+    bool full = true;
+    for (uint32_t i = 0; i < F->f->nbody; i++) {
+        const ptx_stmt *st = &F->f->body[i];
+        if (st->kind == PTX_STMT_INSTR)
+            last[F->block_of_stmt[i]] = st->instr;
+        full &= st->kind != PTX_STMT_INSTR || st->instr->op != PTX_OP_CALL;
+    }
+    for (uint32_t k = 0; k < F->nwaits; k++)
+        barrier[F->wait_block[k]] = 1;
+    /* reaches[b]: a barrier block is reachable from b (b included) */
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (uint32_t b = 0; b < nb; b++) {
+            uint32_t ns = block_successors(F, b, last[b], succ, 64);
+            bool r = barrier[b];
+            for (uint32_t e = 0; e < ns && !r; e++)
+                r = reaches[succ[e]];
+            if (r && !reaches[b])
+                reaches[b] = changed = 1;
+        }
+    }
+    /* from each block that reaches a barrier and is not one, forward
+     * through blocks that are not barriers: an exit there is a lane gone */
+    for (uint32_t d = 0; full && d < nb; d++) {
+        if (!reaches[d] || barrier[d])
+            continue;
+        memset(seen, 0, nb);
+        stack[sp++] = d;
+        seen[d] = 1;
+        while (sp) {
+            uint32_t b = stack[--sp];
+            ptx_opcode op = last[b] ? last[b]->op : PTX_OP_NONE;
+            if (op == PTX_OP_RET || op == PTX_OP_EXIT)
+                full = false;
+            uint32_t ns = block_successors(F, b, last[b], succ, 64);
+            for (uint32_t e = 0; e < ns; e++)
+                if (!seen[succ[e]] && !barrier[succ[e]]) {
+                    seen[succ[e]] = 1;
+                    stack[sp++] = succ[e];
+                }
+        }
+    }
+    free(last), free(barrier), free(reaches), free(seen), free(stack);
+    return full;
+}
+
 /* The restore path of a converged plain wait: the registers live after
- * it, and straight into the block after the barrier. */
-static void emit_converged_restore(fn *F, uint32_t k, const saved_reg *r, uint32_t n)
+ * it, and straight into the block after the barrier with its lanes (all
+ * 32 where lanes_full_at_barriers says so). */
+static void emit_converged_restore(fn *F, uint32_t k, const saved_reg *r, uint32_t n, bool full)
 {
     lw *L = F->L;
     uint32_t next = F->wait_next[k];
     move_converged_state(F, false);
     move_registers(F, r, n, false, next);
     rematerialize(F);
-    enter_after_wait(F, lanes_of(F, frame_load(F, PTXJIT_FRAME_LANES, L->i32)), next);
+    LLVMValueRef lanes = full ? LLVMConstAllOnes(vec_of(L->i1)) : lanes_of(F, frame_load(F, PTXJIT_FRAME_LANES, L->i32));
+    enter_after_wait(F, lanes, next);
 }
 
 /* Fills the save and restore blocks and the CTA loop's step; returns the
@@ -757,6 +821,7 @@ uint32_t resume_finish(fn *F)
     LLVMBuildBr(L->b, F->warp_next);
     emit_warp_next(F);
     emit_cta_step(F);
+    bool full = lanes_full_at_barriers(F);
     LLVMBasicBlockRef *conv_restore = calloc(F->nwaits + 1, sizeof *conv_restore);
     uint32_t *from = handover_from(F);
     if (!conv_restore)
@@ -777,7 +842,7 @@ uint32_t resume_finish(fn *F)
             continue;
         LLVMAddCase(sw, const_i32(L, k + 1), conv_restore[k]);
         LLVMPositionBuilderAtEnd(L->b, conv_restore[k]);
-        emit_converged_restore(F, k, regs, nregs);
+        emit_converged_restore(F, k, regs, nregs, full);
     }
     free(conv_restore);
     free(from);
