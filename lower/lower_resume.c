@@ -721,12 +721,31 @@ static void emit_converged_save(fn *F, uint32_t k, const saved_reg *r, uint32_t 
     hand_over(F, from, restore_from);
 }
 
+/* Whether block b's last instruction can part a warp's lanes: a branch
+ * or exit under a guard that is not warp-uniform, an indexed branch. */
+static bool may_split(fn *F, const ptx_instr *last)
+{
+    if (!last)
+        return false;
+    switch (last->op) {
+    case PTX_OP_BRX_IDX:
+        return true;
+    case PTX_OP_BRA:
+    case PTX_OP_RET:
+    case PTX_OP_EXIT:
+        return last->has_guard && !opd_is_uniform(F, &last->guard);
+    default:
+        return false;
+    }
+}
+
 /* Whether every warp has all 32 lanes at each of the kernel's barriers:
  * its blocks are whole warps (the block shape is known, a multiple of 32
  * threads), it calls nothing (a .func may exit), and no lane can leave
- * while another of its warp still has a barrier ahead: no block from
- * which a barrier is reachable reaches an exit without passing a barrier
- * first. */
+ * while another of its warp still has a barrier ahead: no block where the
+ * lanes may part and from which a barrier is reachable reaches an exit
+ * without passing a barrier first (lanes that all leave together leave
+ * no one waiting). */
 static bool lanes_full_at_barriers(fn *F)
 {
     uint32_t nb = F->nblocks, nthreads = F->ntid[0] * F->ntid[1] * F->ntid[2];
@@ -761,7 +780,7 @@ static bool lanes_full_at_barriers(fn *F)
     /* from each block that reaches a barrier and is not one, forward
      * through blocks that are not barriers: an exit there is a lane gone */
     for (uint32_t d = 0; full && d < nb; d++) {
-        if (!reaches[d] || barrier[d])
+        if (!reaches[d] || barrier[d] || !may_split(F, last[d]))
             continue;
         memset(seen, 0, nb);
         stack[sp++] = d;
