@@ -605,6 +605,29 @@ static void emit_cta_step(fn *F)
  * becomes a loop over the CTA's warps, without the warp top's dispatch on
  * the resume point. */
 
+/* Each block's last instruction (NULL: none). */
+static const ptx_instr **last_instrs(fn *F)
+{
+    const ptx_instr **last = calloc(F->nblocks, sizeof *last);
+    if (!last)
+        abort(); /* lowering has no partial-failure path */
+    for (uint32_t i = 0; i < F->f->nbody; i++)
+        if (F->f->body[i].kind == PTX_STMT_INSTR)
+            last[F->block_of_stmt[i]] = F->f->body[i].instr;
+    return last;
+}
+
+/* 1 for each block that holds a barrier a warp waits at. */
+static uint8_t *barrier_blocks(fn *F)
+{
+    uint8_t *barrier = calloc(F->nblocks, 1);
+    if (!barrier)
+        abort(); /* lowering has no partial-failure path */
+    for (uint32_t k = 0; k < F->nwaits; k++)
+        barrier[F->wait_block[k]] = 1;
+    return barrier;
+}
+
 /* Marks (in reach) the barrier blocks a warp starting at block `from` can
  * stop at first. */
 static void barriers_reached(fn *F, uint32_t from, const ptx_instr **last, const uint8_t *barrier, uint8_t *reach)
@@ -638,17 +661,12 @@ static void barriers_reached(fn *F, uint32_t from, const ptx_instr **last, const
 static uint32_t *handover_from(fn *F)
 {
     uint32_t nb = F->nblocks, *from = malloc((F->nwaits + 1) * sizeof *from), *start = malloc(nb * sizeof *start);
-    const ptx_instr **last = calloc(nb, sizeof *last);
-    uint8_t *barrier = calloc(nb, 1), *reach = calloc(nb, 1);
-    if (!from || !last || !start || !barrier || !reach)
+    const ptx_instr **last = last_instrs(F);
+    uint8_t *barrier = barrier_blocks(F), *reach = calloc(nb, 1);
+    if (!from || !start || !reach)
         abort(); /* lowering has no partial-failure path */
     for (uint32_t b = 0; b < nb; b++)
         start[b] = UINT32_MAX; /* the one start block reaching b's barrier */
-    for (uint32_t i = 0; i < F->f->nbody; i++)
-        if (F->f->body[i].kind == PTX_STMT_INSTR)
-            last[F->block_of_stmt[i]] = F->f->body[i].instr;
-    for (uint32_t k = 0; k < F->nwaits; k++)
-        barrier[F->wait_block[k]] = 1;
     /* starts: the entry block and every resume point's block */
     for (uint32_t j = 0; j <= F->nwaits; j++) {
         uint32_t s = j ? F->wait_next[j - 1] : 0;
@@ -739,6 +757,23 @@ static bool may_split(fn *F, const ptx_instr *last)
     }
 }
 
+/* Marks each block that is seeded, or that is no wall and has a marked
+ * successor (walls are marked only where seeded; wall NULL: none). */
+static void mark_backward(fn *F, const ptx_instr **last, const uint8_t *seed, const uint8_t *wall, uint8_t *mark)
+{
+    for (uint32_t b = 0; b < F->nblocks; b++)
+        mark[b] = seed[b];
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (uint32_t b = F->nblocks; b-- > 0;) { /* successors mostly come later: one pass settles most */
+            uint32_t succ[64], ns = mark[b] || (wall && wall[b]) ? 0 : block_successors(F, b, last[b], succ, 64);
+            for (uint32_t e = 0; e < ns && !mark[b]; e++)
+                if (mark[succ[e]])
+                    mark[b] = changed = 1;
+        }
+    }
+}
+
 /* Whether every warp has all 32 lanes at each of the kernel's barriers:
  * its blocks are whole warps (the block shape is known, a multiple of 32
  * threads), it calls nothing (a .func may exit), and no lane can leave
@@ -751,54 +786,20 @@ static bool lanes_full_at_barriers(fn *F)
     uint32_t nb = F->nblocks, nthreads = F->ntid[0] * F->ntid[1] * F->ntid[2];
     if (!F->ntid[0] || nthreads % W)
         return false;
-    const ptx_instr **last = calloc(nb, sizeof *last);
-    uint8_t *barrier = calloc(nb, 1), *reaches = calloc(nb, 1), *seen = calloc(nb, 1);
-    uint32_t *stack = malloc(nb * sizeof *stack), sp = 0, succ[64];
-    if (!last || !barrier || !reaches || !seen || !stack)
+    const ptx_instr **last = last_instrs(F);
+    uint8_t *barrier = barrier_blocks(F), *exits = calloc(nb, 1), *reaches = calloc(nb, 1), *leaves = calloc(nb, 1);
+    if (!exits || !reaches || !leaves)
         abort(); /* lowering has no partial-failure path */
     bool full = true;
-    for (uint32_t i = 0; i < F->f->nbody; i++) {
-        const ptx_stmt *st = &F->f->body[i];
-        if (st->kind == PTX_STMT_INSTR)
-            last[F->block_of_stmt[i]] = st->instr;
-        full &= st->kind != PTX_STMT_INSTR || st->instr->op != PTX_OP_CALL;
-    }
-    for (uint32_t k = 0; k < F->nwaits; k++)
-        barrier[F->wait_block[k]] = 1;
-    /* reaches[b]: a barrier block is reachable from b (b included) */
-    for (bool changed = true; changed;) {
-        changed = false;
-        for (uint32_t b = 0; b < nb; b++) {
-            uint32_t ns = block_successors(F, b, last[b], succ, 64);
-            bool r = barrier[b];
-            for (uint32_t e = 0; e < ns && !r; e++)
-                r = reaches[succ[e]];
-            if (r && !reaches[b])
-                reaches[b] = changed = 1;
-        }
-    }
-    /* from each block that reaches a barrier and is not one, forward
-     * through blocks that are not barriers: an exit there is a lane gone */
-    for (uint32_t d = 0; full && d < nb; d++) {
-        if (!reaches[d] || barrier[d] || !may_split(F, last[d]))
-            continue;
-        memset(seen, 0, nb);
-        stack[sp++] = d;
-        seen[d] = 1;
-        while (sp) {
-            uint32_t b = stack[--sp];
-            ptx_opcode op = last[b] ? last[b]->op : PTX_OP_NONE;
-            if (op == PTX_OP_RET || op == PTX_OP_EXIT)
-                full = false;
-            uint32_t ns = block_successors(F, b, last[b], succ, 64);
-            for (uint32_t e = 0; e < ns; e++)
-                if (!seen[succ[e]] && !barrier[succ[e]]) {
-                    seen[succ[e]] = 1;
-                    stack[sp++] = succ[e];
-                }
-        }
-    }
-    free(last), free(barrier), free(reaches), free(seen), free(stack);
+    for (uint32_t i = 0; i < F->f->nbody; i++)
+        full &= F->f->body[i].kind != PTX_STMT_INSTR || F->f->body[i].instr->op != PTX_OP_CALL;
+    for (uint32_t b = 0; b < nb; b++)
+        exits[b] = !barrier[b] && last[b] && (last[b]->op == PTX_OP_RET || last[b]->op == PTX_OP_EXIT);
+    mark_backward(F, last, barrier, NULL, reaches);  /* a barrier lies ahead */
+    mark_backward(F, last, exits, barrier, leaves);  /* an exit lies ahead, before any barrier */
+    for (uint32_t d = 0; full && d < nb; d++)
+        full = !(reaches[d] && leaves[d] && may_split(F, last[d]));
+    free(last), free(barrier), free(exits), free(reaches), free(leaves);
     return full;
 }
 
