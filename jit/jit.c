@@ -2,6 +2,7 @@
  * small code model) -> LLVMRunPasses("default<O2>") -> object in memory ->
  * LLJIT.  Runtime entry points are absolute symbols, so no -rdynamic. */
 #include "jit.h"
+#include "perf_map.h"
 
 #include <llvm-c/Error.h>
 #include <llvm-c/LLJIT.h>
@@ -434,6 +435,8 @@ int jit_unit_add(jit_unit *u, const void *obj, size_t size, const char *const *s
         fail_llvm_error(e, "loading the object", err, errlen);
     if (ok && nsyms)
         ok = !lookup(u, syms, addrs, nsyms, err, errlen);
+    if (ok && nsyms && jit_perf_map_enabled())
+        jit_perf_map_add(obj, size, syms, addrs, nsyms);
     if (ok && !keep_tracker(u, rt)) {
         snprintf(err, errlen, "out of memory");
         ok = false;

@@ -4,7 +4,7 @@
 # errors (exit 2, naming the argument or parameter), kernel faults, traps and
 # asserts (exit 1, naming the kernel), --cooperative (grid barriers), --repeat
 # and --stats, printf order
-# (by block, then thread) and the .reqntid default block.
+# (by block, then thread), the .reqntid default block and PTXJIT_PERF_MAP.
 set -u
 ptxjit=$1
 tests=$2
@@ -217,6 +217,22 @@ grep_out reqntid '^8: 6202 6203 6204 6205 +0$'
 sed '/\.reqntid/d' "$tmp/reqntid.ptx" >"$tmp/noreq.ptx"
 expect no-reqntid 0 "$ptxjit" run "$tmp/noreq.ptx" --arg 'u32[2]:zeros' --print 0
 grep_out no-reqntid '^0: 1100 +0$'
+
+# PTXJIT_PERF_MAP=1 names the kernel's code for perf in /tmp/perf-PID.map,
+# compiled (cache miss) or loaded from the cache (hit)
+for pass in miss hit; do
+    PTXJIT_PERF_MAP=1 PTXJIT_CACHE_PATH="$tmp/perf-cache" "$ptxjit" run "$vec" -k vec_add \
+        --arg 'f32[32]:iota' --arg 'f32[32]:iota' --arg 'f32[32]:zeros' --arg s32:32 \
+        --stats >"$tmp/out" 2>&1 &
+    pid=$!
+    wait "$pid"
+    grep_out "perf-map-$pass" "cache: $pass"
+    map=/tmp/perf-$pid.map
+    if ! grep -Eq '^[0-9a-f]{6,} [0-9a-f]+ ptxjit\.entry\..*vec_add$' "$map" 2>/dev/null; then
+        echo "FAIL perf-map-$pass: $map lacks vec_add"; cat "$map" 2>/dev/null; fails=$((fails + 1))
+    fi
+    rm -f "$map"
+done
 
 if [ "$fails" = 0 ]; then echo "run contract: all checks passed"; fi
 exit $((fails > 0))
