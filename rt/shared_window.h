@@ -5,8 +5,8 @@
  * Shared addresses are 32-bit offsets added to the window's base, so the
  * window reserves 4 GiB of address space above it (and a guard below) and
  * opens only the bytes the CTA owns; the open bytes end at a page
- * boundary, rounded to the window's alignment, like a GPU's allocation
- * granularity.  Where the address space is limited (ulimit -v) it takes
+ * boundary, rounded to a GPU's allocation unit (128 bytes) and the
+ * window's alignment.  Where the address space is limited (ulimit -v) it takes
  * less, down to the open bytes and a guard page. */
 #ifndef RT_SHARED_WINDOW_H
 #define RT_SHARED_WINDOW_H
