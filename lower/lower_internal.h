@@ -178,8 +178,9 @@ void shape_branch(fn *F, LLVMValueRef addrs, LLVMValueRef mask, LLVMBasicBlockRe
                   LLVMBasicBlockRef runtime);
 LLVMValueRef shape_load(fn *F, LLVMValueRef addrs, LLVMTypeRef elem, uint32_t align, LLVMValueRef mask);
 /* A global load's prefetch (lower_mem.c): `last` is its site's slot (or
- * NULL: none), a lane 0's address (i64). */
-void prefetch_ahead(lw *L, LLVMValueRef last, LLVMValueRef a);
+ * NULL: none), a lane 0's address (i64), span the bytes a warp's
+ * consecutive access covers. */
+void prefetch_ahead(lw *L, LLVMValueRef last, LLVMValueRef a, uint32_t span);
 void shape_store(fn *F, LLVMValueRef addrs, LLVMValueRef val, uint32_t align, LLVMValueRef mask);
 void lower_shapes(lw *L, LLVMTargetMachineRef tm);
 /* Lanes [first, first + n) of mask (<n x i1>). */

@@ -374,7 +374,7 @@ static LLVMValueRef classified_load(fn *F, LLVMValueRef addrs, LLVMTypeRef elem,
     LLVMBasicBlockRef slow = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "ld.gather");
     LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "ld.join");
     if (F->prefetching)
-        prefetch_ahead(L, F->prefetch, first_address(F, addrs));
+        prefetch_ahead(L, F->prefetch, first_address(F, addrs), W * align);
     /* consecutive first: the common case */
     LLVMBuildCondBr(L->b, is_contiguous(F, addrs, align), fast, vary);
     LLVMPositionBuilderAtEnd(L->b, vary);
@@ -602,9 +602,19 @@ static void prefetch_line(lw *L, LLVMValueRef a)
     call_intrinsic(L, "llvm.prefetch", &pt, 1, args, 4);
 }
 
-void prefetch_ahead(lw *L, LLVMValueRef last, LLVMValueRef a)
+/* The lines of one warp's access from a, `span` bytes (at least one line,
+ * at most four: a warp's f32 access is two lines, and one prefetch alone
+ * left every other line to the CPU's prefetchers). */
+static void prefetch_lines(lw *L, LLVMValueRef a, uint32_t span)
 {
-    prefetch_line(L, LLVMBuildAdd(L->b, a, const_i64(L, PREFETCH_ALONG), ""));
+    uint32_t lines = span <= 64 ? 1 : span >= 256 ? 4 : (span + 63) / 64;
+    for (uint32_t i = 0; i < lines; i++)
+        prefetch_line(L, i ? LLVMBuildAdd(L->b, a, const_i64(L, 64 * (uint64_t)i), "") : a);
+}
+
+void prefetch_ahead(lw *L, LLVMValueRef last, LLVMValueRef a, uint32_t span)
+{
+    prefetch_lines(L, LLVMBuildAdd(L->b, a, const_i64(L, PREFETCH_ALONG), ""), span);
     if (!last || LLVMIsNull(last))
         return;
     /* the slot stays in memory (volatile): promoted to SSA it would be a phi
@@ -620,7 +630,7 @@ void prefetch_ahead(lw *L, LLVMValueRef last, LLVMValueRef a)
                                       const_i64(L, 2 * PREFETCH_MIN_STEP), "");
     LLVMValueRef ahead = LLVMBuildAdd(L->b, a, LLVMBuildMul(L->b, step, const_i64(L, PREFETCH_STEPS), ""), "");
     LLVMValueRef strided = LLVMBuildAnd(L->b, wide, LLVMBuildNot(L->b, near, ""), "");
-    prefetch_line(L, LLVMBuildSelect(L->b, strided, ahead, a, ""));
+    prefetch_lines(L, LLVMBuildSelect(L->b, strided, ahead, a, ""), span);
 }
 
 static void lower_ld(fn *F, const ptx_instr *in, LLVMValueRef mask)

@@ -1256,7 +1256,7 @@ static LLVMValueRef known_load(lw *L, const shape *s, LLVMValueRef addrs, LLVMVa
     LLVMValueRef sx = shape_sym(L, s);
     LLVMValueRef base = lane0_value(L, addrs, s->off, s->k, sx, 64, shape_lane(L, s, mask));
     if (prefetching)
-        prefetch_ahead(L, prefetch, base);
+        prefetch_ahead(L, prefetch, base, r[0].n * align); /* a row of a 2D block: one run */
     LLVMValueRef acc = LLVMGetPoison(vt), parts[MAX_RUNS];
     for (unsigned i = 0; i < nr; i++) {
         unsigned j = 0;
