@@ -210,10 +210,39 @@ static void lower_ieee(fn *F, const ptx_instr *in, LLVMValueRef mask)
     fl_write(F, in, fl_result(F, in, ftz_after_rounding(F, in, x, r)), mask);
 }
 
+/* minmax2 on the bits of f32 values (halves widened): LLVM narrows a
+ * float llvm.minimum of widened halves to a half one, whose x86 code
+ * loses its NaN on CPUs without AVX512-FP16 (a Zen 4 gave min.NaN(NaN,
+ * -0) = -0).  Sign-magnitude made two's complement orders as IEEE
+ * minimum does (-0 < +0). */
+static LLVMValueRef bits_minmax2(fn *F, bool is_min, bool nan, LLVMValueRef a, LLVMValueRef c)
+{
+    LLVMBuilderRef b = F->L->b;
+    LLVMTypeRef it = bits_type(F, a);
+    LLVMValueRef ab = as_bits(F, a), cb = as_bits(F, c);
+    LLVMValueRef mag = vint(a, it, 0x7fffffff), inf = vint(a, it, 0x7f800000), zero = LLVMConstNull(LLVMTypeOf(ab));
+    LLVMValueRef ka = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, ab, zero, ""), LLVMBuildXor(b, ab, mag, ""), ab, "");
+    LLVMValueRef kc = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, cb, zero, ""), LLVMBuildXor(b, cb, mag, ""), cb, "");
+    LLVMValueRef r = LLVMBuildSelect(b, LLVMBuildICmp(b, is_min ? LLVMIntSLT : LLVMIntSGT, ka, kc, ""), ab, cb, "");
+    LLVMValueRef anan = LLVMBuildICmp(b, LLVMIntUGT, LLVMBuildAnd(b, ab, mag, ""), inf, "");
+    LLVMValueRef cnan = LLVMBuildICmp(b, LLVMIntUGT, LLVMBuildAnd(b, cb, mag, ""), inf, "");
+    if (nan) {
+        r = LLVMBuildSelect(b, LLVMBuildOr(b, anan, cnan, ""), mag, r, "");
+    } else {
+        r = LLVMBuildSelect(b, cnan, ab, r, "");
+        r = LLVMBuildSelect(b, anan, cb, r, "");
+    }
+    return LLVMBuildBitCast(b, r, LLVMTypeOf(a), "");
+}
+
 /* One min/max step: IEEE minimum/maximum (-0 < +0, NaN in -> NaN out);
  * without .NaN a NaN operand yields the other one. */
-static LLVMValueRef minmax2(fn *F, bool is_min, bool nan, LLVMValueRef a, LLVMValueRef c)
+static LLVMValueRef minmax2(fn *F, bool is_min, bool nan, LLVMValueRef a, LLVMValueRef c, bool halves)
 {
+    LLVMTypeRef at = LLVMTypeOf(a);
+    if (halves && LLVMGetTypeKind(LLVMGetTypeKind(at) == LLVMVectorTypeKind ? LLVMGetElementType(at) : at) ==
+                      LLVMFloatTypeKind)
+        return bits_minmax2(F, is_min, nan, a, c);
     LLVMBuilderRef b = F->L->b;
     LLVMTypeRef t = LLVMTypeOf(a);
     LLVMValueRef r = call_intrinsic(F->L, is_min ? "llvm.minimum" : "llvm.maximum", &t, 1,
@@ -242,9 +271,11 @@ LLVMValueRef fl_minmax(fn *F, const ptx_instr *in, LLVMValueRef *x, uint32_t n)
         if (xs || has(in, PTX_FLAG_BIT(ABS)))
             x[i] = intrin1(F, "llvm.fabs", x[i]);
     }
-    LLVMValueRef r = minmax2(F, is_min, nan, x[0], x[1]);
+    ptx_type t = ftype(in);
+    bool halves = t == PTX_TYPE_F16 || t == PTX_TYPE_F16X2 || t == PTX_TYPE_BF16 || t == PTX_TYPE_BF16X2;
+    LLVMValueRef r = minmax2(F, is_min, nan, x[0], x[1], halves);
     for (uint32_t i = 2; i < n; i++)
-        r = minmax2(F, is_min, nan, r, x[i]);
+        r = minmax2(F, is_min, nan, r, x[i], halves);
     LLVMTypeRef it = bits_type(F, r);
     unsigned w = LLVMGetIntTypeWidth(it);
     uint64_t sb = 1ull << (w - 1);
