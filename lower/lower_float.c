@@ -239,12 +239,11 @@ static LLVMValueRef bits_minmax2(fn *F, bool is_min, bool nan, LLVMValueRef a, L
  * without .NaN a NaN operand yields the other one. */
 static LLVMValueRef minmax2(fn *F, bool is_min, bool nan, LLVMValueRef a, LLVMValueRef c, bool halves)
 {
-    LLVMTypeRef at = LLVMTypeOf(a);
-    if (halves && LLVMGetTypeKind(LLVMGetTypeKind(at) == LLVMVectorTypeKind ? LLVMGetElementType(at) : at) ==
-                      LLVMFloatTypeKind)
-        return bits_minmax2(F, is_min, nan, a, c);
     LLVMBuilderRef b = F->L->b;
     LLVMTypeRef t = LLVMTypeOf(a);
+    if (halves && LLVMGetTypeKind(LLVMGetTypeKind(t) == LLVMVectorTypeKind ? LLVMGetElementType(t) : t) ==
+                      LLVMFloatTypeKind)
+        return bits_minmax2(F, is_min, nan, a, c);
     LLVMValueRef r = call_intrinsic(F->L, is_min ? "llvm.minimum" : "llvm.maximum", &t, 1,
                                     (LLVMValueRef[]){a, c}, 2);
     if (nan)
