@@ -422,13 +422,19 @@ static LLVMValueRef classified_load(fn *F, LLVMValueRef addrs, LLVMTypeRef elem,
     return phi;
 }
 
-/* The value of the highest lane in bits (i32; none: lane 31's): lanes
- * store in lane order, so a warp's stores to one address leave it. */
+/* The value of the highest lane in bits (i32; none: lane 0's): lanes
+ * store in lane order, so a warp's stores to one address leave it.  Lane
+ * 0 stands for none (bits | 1) so that where LLVM knows only lane 0 can
+ * be active (`if (lane == 0) sums[warp] = v`) the lane folds to 0: an
+ * extract at a variable lane goes through the stack, and reading a word
+ * of a vector just stored there waits for the store. */
 LLVMValueRef last_lane_value(lw *L, LLVMValueRef val, LLVMValueRef bits)
 {
     LLVMTypeRef i32t = L->i32;
-    LLVMValueRef lz = call_intrinsic(L, "llvm.ctlz", &i32t, 1, (LLVMValueRef[]){bits, LLVMConstInt(L->i1, 0, false)}, 2);
-    LLVMValueRef last = LLVMBuildAnd(L->b, LLVMBuildSub(L->b, const_i32(L, W - 1), lz, ""), const_i32(L, W - 1), "last.lane");
+    LLVMValueRef lz = call_intrinsic(L, "llvm.ctlz", &i32t, 1,
+                                     (LLVMValueRef[]){LLVMBuildOr(L->b, bits, const_i32(L, 1), ""),
+                                                      LLVMConstInt(L->i1, 1, false)}, 2);
+    LLVMValueRef last = LLVMBuildSub(L->b, const_i32(L, W - 1), lz, "last.lane");
     return LLVMBuildExtractElement(L->b, val, last, "");
 }
 
