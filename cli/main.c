@@ -61,6 +61,7 @@ static const char usage[] =
     "  PTXJIT_CACHE_MAXSIZE  cache size bound in bytes, suffixes K M G (default 256M)\n"
     "  PTXJIT_CACHE_DISABLE  1: no compilation cache\n"
     "  PTXJIT_DEBUG          debug channels, e.g. cache\n"
+    "  PTXJIT_PERF_MAP       1: name the JIT's code for perf in /tmp/perf-PID.map\n"
     "FILE may be '-' for standard input.\n"
     "exit status: 0 success, 1 kernel failure, 2 usage or PTX error\n";
 
