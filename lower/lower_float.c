@@ -241,8 +241,7 @@ static LLVMValueRef minmax2(fn *F, bool is_min, bool nan, LLVMValueRef a, LLVMVa
 {
     LLVMBuilderRef b = F->L->b;
     LLVMTypeRef t = LLVMTypeOf(a);
-    if (halves && LLVMGetTypeKind(LLVMGetTypeKind(t) == LLVMVectorTypeKind ? LLVMGetElementType(t) : t) ==
-                      LLVMFloatTypeKind)
+    if (halves && LLVMGetElementType(t) == F->L->f32) /* lane vectors, as bits_type assumes */
         return bits_minmax2(F, is_min, nan, a, c);
     LLVMValueRef r = call_intrinsic(F->L, is_min ? "llvm.minimum" : "llvm.maximum", &t, 1,
                                     (LLVMValueRef[]){a, c}, 2);

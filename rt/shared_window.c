@@ -9,11 +9,12 @@
 #define GUARD_BELOW ((size_t)64 << 10)
 #define SPAN_ABOVE ((size_t)1 << 32)
 /* A GPU allocates a CTA's shared memory in 128-byte units and faults only
- * past the unit (measured on an H100: a 16-byte array takes offsets up to
- * 127, a 40000-byte one up to 40063).  The bytes end at a page, so the unit
- * also keeps a warp's masked vector accesses (32 lanes of 4 bytes from the
- * first element) off the guard page: a masked-off lane on an inaccessible
- * page costs the CPU a microcode assist of ~140 ns per load. */
+ * past the unit (measured on an H100 and an H200: a 16-byte array takes
+ * offsets up to 127, a 40000-byte one up to 40063).  The bytes end at a
+ * page, so the unit also keeps a warp's masked vector accesses (32 lanes
+ * of 4 bytes from the first element) off the guard page: a masked-off
+ * lane on an inaccessible page costs the CPU a microcode assist of ~140 ns
+ * per load. */
 #define GRANULE ((size_t)128)
 
 static size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }

@@ -109,25 +109,25 @@ int main(int argc, char **argv)
     }
     int differ = 0;
     for (unsigned dynamic = 0; dynamic < 2; dynamic++)
-    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
-        for (unsigned isld = 0; isld < 2; isld++) {
-            char line[1024], want[1024];
-            if (run_line(line, sizeof line, sizes[s], dynamic, isld))
-                return 2;
-            if (record) {
-                fprintf(f, "%s\n", line);
-                continue;
+        for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+            for (unsigned isld = 0; isld < 2; isld++) {
+                char line[1024], want[1024];
+                if (run_line(line, sizeof line, sizes[s], dynamic, isld))
+                    return 2;
+                if (record) {
+                    fprintf(f, "%s\n", line);
+                    continue;
+                }
+                if (!fgets(want, sizeof want, f)) {
+                    fprintf(stderr, "shared_unit_gpu: %s ends early\n", argv[2]);
+                    return 2;
+                }
+                want[strcspn(want, "\n")] = 0;
+                if (strcmp(line, want)) {
+                    printf("differs:\n  gpu:    %s\n  ptxjit: %s\n", want, line);
+                    differ++;
+                }
             }
-            if (!fgets(want, sizeof want, f)) {
-                fprintf(stderr, "shared_unit_gpu: %s ends early\n", argv[2]);
-                return 2;
-            }
-            want[strcspn(want, "\n")] = 0;
-            if (strcmp(line, want)) {
-                printf("differs:\n  gpu:    %s\n  ptxjit: %s\n", want, line);
-                differ++;
-            }
-        }
     fclose(f);
     if (!record)
         printf("shared_unit_gpu: %s (%zu lines)\n", differ ? "DIFFERS" : "matches the GPU",
