@@ -107,6 +107,9 @@ typedef struct fn {
     LLVMValueRef loop_warp, todo, wait_code, wait_conv, sweep_bar, sweep_ok, sweep_live, exited; /* its state (allocas) */
     LLVMBasicBlockRef warp_top, warp_next, cta_more, cta_return;
     bool bar_arrives;            /* resumable: the kernel has bar.arrive (no barrier completes in code) */
+    LLVMValueRef sweep_from;     /* resumable: alloca, the resume point a sweep's warps start at (uniform barriers) */
+    LLVMBasicBlockRef resume_pick, resume_start; /* resumable: where a warp's call starts, filled at the end */
+    LLVMValueRef *wait_lanes;    /* resumable: a converged plain wait's lanes (bits), for its frame */
     const ptx_instr **waits;     /* resumable: the barrier of each resume point */
     uint32_t *wait_next;         /* resumable: the block each resume point continues at */
     LLVMBasicBlockRef *wait_save; /* resumable: a converged plain wait's own save block, else NULL */

@@ -260,8 +260,10 @@ static void settle_single_defs(fn *F, uint8_t *(*flags)(reg_info *), bool (*def_
  * definition of a register from uniform values writes the same value in
  * all live lanes, so the register is uniform however many definitions it
  * has (a loop counter: 0, then += 16).  In an if-body only some lanes
- * write: a definition there must read immutable values only (then any
- * lane computes the same value, whenever it runs). */
+ * write: a definition there must be the register's only one and read
+ * immutable values only (then any lane computes the same value, whenever
+ * it runs); with another definition, the lanes that skip the body keep
+ * the other value (`x = 0; if (tid == 40) x = 1;`). */
 
 static bool reads_immutable(fn *F, const ptx_instr *in)
 {
@@ -353,7 +355,8 @@ static void analyze_multi_uniform(fn *F)
             uint32_t k = reg_elem(&in->opds[0]);
             if (!ri || k >= ri->n || !ri->uniform[k])
                 continue;
-            if (def_uniform(F, in) && (!body[F->block_of_stmt[i]] || reads_immutable(F, in))) {
+            if (def_uniform(F, in) &&
+                (!body[F->block_of_stmt[i]] || (ri->ndefs_exact[k] == 1 && reads_immutable(F, in)))) {
                 ri->defs_seen[k]++;
             } else {
                 ri->uniform[k] = 0;

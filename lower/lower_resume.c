@@ -152,6 +152,8 @@ void resume_loop_begin(fn *F)
     F->sweep_live = entry_alloca(F, L->i1, "sweep.live");
     F->exited = entry_alloca(F, L->i32, "exited");
     LLVMBuildStore(L->b, const_i32(L, 0), F->exited);
+    F->sweep_from = entry_alloca(F, L->i32, "sweep.from");
+    LLVMBuildStore(L->b, const_i32(L, 0), F->sweep_from);
     LLVMBuildStore(L->b, const_i32(L, SWEEP_NONE), F->sweep_bar);
     LLVMBuildStore(L->b, LLVMConstInt(L->i1, 1, false), F->sweep_ok);
     LLVMBuildStore(L->b, LLVMConstInt(L->i1, 0, false), F->sweep_live);
@@ -178,12 +180,13 @@ void resume_begin(fn *F)
 }
 
 /* The end of the entry block: a fresh warp starts at the dispatcher's
- * first pick, a waiting one reloads its state first. */
+ * first pick, a waiting one reloads its state first (resume_finish
+ * decides where a warp waits: resume_pick). */
 void resume_entry_branch(fn *F, LLVMBasicBlockRef start)
 {
-    lw *L = F->L;
-    LLVMValueRef r = frame_load(F, PTXJIT_FRAME_RESUME, L->i32);
-    LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntNE, r, const_i32(L, 0), ""), F->restore, start);
+    F->resume_start = start;
+    F->resume_pick = LLVMAppendBasicBlockInContext(F->L->ctx, F->fn, "resume.pick");
+    LLVMBuildBr(F->L->b, F->resume_pick);
 }
 
 /* The warp is done: its frame says so; on to the next warp.  Ends the
@@ -221,28 +224,31 @@ static void wait_at(fn *F, const ptx_instr *in, LLVMValueRef mask, LLVMValueRef 
     uint32_t *t = realloc(F->wait_next, (F->nwaits + 1) * sizeof *t);
     LLVMBasicBlockRef *v = realloc(F->wait_save, (F->nwaits + 1) * sizeof *v);
     uint32_t *at = realloc(F->wait_block, (F->nwaits + 1) * sizeof *at);
-    if (!s || !t || !v || !at)
+    LLVMValueRef *ln = realloc(F->wait_lanes, (F->nwaits + 1) * sizeof *ln);
+    if (!s || !t || !v || !at || !ln)
         abort(); /* lowering has no partial-failure path */
     F->waits = s;
     F->wait_next = t;
     F->wait_save = v;
     F->wait_block = at;
+    F->wait_lanes = ln;
     at[F->nwaits] = F->cur_block;
     int32_t code = wait_code(id, threads, op);
     bool fast = converged && code >= 0 && next < F->nblocks;
     F->wait_save[F->nwaits] = fast ? LLVMAppendBasicBlockInContext(L->ctx, F->fn, "save.conv") : NULL;
     F->wait_next[F->nwaits] = next;
+    F->wait_lanes[F->nwaits] = mask_bits(F, mask);
     F->waits[F->nwaits++] = in;
+    if (fast) { /* its save block writes the frame (emit_converged_save) */
+        LLVMBuildBr(L->b, F->wait_save[F->nwaits - 1]);
+        return;
+    }
     frame_store(F, PTXJIT_FRAME_RESUME, const_i32(L, F->nwaits));
     frame_store(F, PTXJIT_FRAME_OP, op);
     frame_store(F, PTXJIT_FRAME_ID, id);
     frame_store(F, PTXJIT_FRAME_THREADS, threads);
     frame_store(F, PTXJIT_FRAME_VALUE, value);
-    frame_store(F, PTXJIT_FRAME_LANES, mask_bits(F, mask));
-    if (fast) {
-        LLVMBuildBr(L->b, F->wait_save[F->nwaits - 1]);
-        return;
-    }
+    frame_store(F, PTXJIT_FRAME_LANES, F->wait_lanes[F->nwaits - 1]);
     LLVMBuildStore(L->b, const_i32(L, (uint32_t)code), F->wait_code);
     LLVMBuildStore(L->b, LLVMConstInt(L->i1, converged, false), F->wait_conv);
     if (!converged) {
@@ -405,8 +411,8 @@ static void move_converged_state(fn *F, bool save)
         else
             LLVMBuildStore(L->b, const_i32(L, 0), sets[i]);
     }
-    if (F->carry)
-        move_value(F, F->carry, vec_of(L->i1), FRAME_CARRY, save);
+    if (F->carry && !save) /* saved with the registers (emit_converged_save) */
+        move_value(F, F->carry, vec_of(L->i1), FRAME_CARRY, false);
 }
 
 /* The registers recomputed rather than saved, in program order (their
@@ -534,13 +540,56 @@ static void next_warp(fn *F, LLVMValueRef set)
     LLVMBuildBr(F->L->b, F->warp_top);
 }
 
+/* Warps found apart where barriers_uniform said they cannot be: a fault
+ * (PTX line: the barrier's, 0 if unknown).  Ends the current LLVM block. */
+static void warps_apart(fn *F, uint32_t line)
+{
+    lw *L = F->L;
+    LLVMTypeRef p[2] = {L->ptr, L->i32};
+    LLVMValueRef f = declare_rt(L, "ptxjit_rt_barrier_diverged", L->voidt, p, 2);
+    LLVMBuildCall2(L->b, LLVMGlobalGetValueType(f), f, (LLVMValueRef[]){F->cta, const_i32(L, line)}, 2, "");
+    LLVMBuildUnreachable(L->b);
+}
+
+/* With uniform barriers a CTA loop's warp stops here only when it exits
+ * (general waits fault), and then every warp of the sweep exits: the next
+ * one starts where this one did; after the last, the CTA is done. */
+static void uniform_exit_step(fn *F)
+{
+    lw *L = F->L;
+    LLVMBuilderRef b = L->b;
+    LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "uniform.exit.next");
+    LLVMBasicBlockRef last = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "uniform.exit.last");
+    LLVMBasicBlockRef apart = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "uniform.exit.apart");
+    LLVMValueRef bit = LLVMBuildShl(b, const_i32(L, 1), current_warp(F), "");
+    LLVMValueRef exited = LLVMBuildOr(b, LLVMBuildLoad2(b, L->i32, F->exited, ""), bit, "");
+    LLVMBuildStore(b, exited, F->exited);
+    LLVMValueRef todo = LLVMBuildLoad2(b, L->i32, F->todo, "");
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntNE, todo, const_i32(L, 0), ""), next, last);
+    LLVMPositionBuilderAtEnd(b, next);
+    next_warp(F, todo);
+    LLVMPositionBuilderAtEnd(b, last);
+    weighted_branch(L, LLVMBuildICmp(b, LLVMIntEQ, exited, all_warps(F), ""), F->cta_return, apart, BRANCH_USUAL,
+                    BRANCH_RARE);
+    LLVMPositionBuilderAtEnd(b, apart);
+    warps_apart(F, 0);
+}
+
 /* After a warp stopped: account for it in the sweep, then the CTA loop's
  * step (emit_cta_step) or back to the runtime. */
-static void emit_warp_next(fn *F)
+static void emit_warp_next(fn *F, bool uniform)
 {
     lw *L = F->L;
     LLVMBuilderRef b = L->b;
     LLVMPositionBuilderAtEnd(b, F->warp_next);
+    if (uniform) {
+        LLVMBasicBlockRef step = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "uniform.exit");
+        LLVMBasicBlockRef general = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "warp.next.general");
+        LLVMBuildCondBr(b, F->cta_loop, step, general);
+        LLVMPositionBuilderAtEnd(b, step);
+        uniform_exit_step(F);
+        LLVMPositionBuilderAtEnd(b, general);
+    }
     LLVMValueRef code = LLVMBuildLoad2(b, L->i32, F->wait_code, "");
     LLVMValueRef gone = LLVMBuildICmp(b, LLVMIntEQ, code, const_i32(L, (uint32_t)WAIT_EXITED), "");
     LLVMValueRef bit = LLVMBuildShl(b, const_i32(L, 1), current_warp(F), "");
@@ -709,20 +758,69 @@ static void hand_over(fn *F, uint32_t j, LLVMBasicBlockRef restore_j)
     LLVMBuildBr(b, restore_j);
 }
 
+/* The CTA loop's step after a warp stopped at plain barrier k of a
+ * kernel with uniform barriers (barriers_uniform): the sweep's next warp
+ * starts where this one did (the one resume point reaching k, else the
+ * sweep's), and after the last one every warp goes on from k, from the
+ * first.  No frame but the registers: no other warp can be elsewhere. */
+static void uniform_step(fn *F, uint32_t k, uint32_t from, LLVMBasicBlockRef restore_from,
+                         LLVMBasicBlockRef restore_k)
+{
+    lw *L = F->L;
+    LLVMBuilderRef b = L->b;
+    LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "uniform.next");
+    LLVMBasicBlockRef sweep = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "uniform.sweep");
+    LLVMBasicBlockRef again = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "uniform.again");
+    LLVMBasicBlockRef apart = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "uniform.apart");
+    LLVMValueRef todo = LLVMBuildLoad2(b, L->i32, F->todo, "");
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntNE, todo, const_i32(L, 0), ""), next, sweep);
+    LLVMPositionBuilderAtEnd(b, next);
+    pop_warp(F, todo);
+    LLVMBuildBr(b, from < F->nwaits ? restore_from : F->warp_top);
+    /* a warp gone while the others wait: the analysis was wrong */
+    LLVMPositionBuilderAtEnd(b, sweep);
+    LLVMValueRef exited = LLVMBuildLoad2(b, L->i32, F->exited, "");
+    weighted_branch(L, LLVMBuildICmp(b, LLVMIntEQ, exited, const_i32(L, 0), ""), again, apart, BRANCH_USUAL,
+                    BRANCH_RARE);
+    LLVMPositionBuilderAtEnd(b, apart);
+    warps_apart(F, F->waits[k]->loc.line);
+    LLVMPositionBuilderAtEnd(b, again);
+    LLVMBuildStore(b, const_i32(L, k + 1), F->sweep_from);
+    pop_warp(F, all_warps(F));
+    LLVMBuildBr(b, restore_k);
+}
+
 /* A converged warp at plain barrier k (wait_at's fast case): its state and
  * the registers live after the barrier, then the sweep's accounting with
- * the barrier known here. */
+ * the barrier known here.  With uniform barriers, a CTA loop keeps only
+ * the registers (uniform_step); the frame is for the runtime's calls. */
 static void emit_converged_save(fn *F, uint32_t k, const saved_reg *r, uint32_t n, uint32_t from,
-                                LLVMBasicBlockRef restore_from)
+                                LLVMBasicBlockRef restore_from, LLVMBasicBlockRef restore_k, bool uniform)
 {
     lw *L = F->L;
     LLVMBuilderRef b = L->b;
     LLVMPositionBuilderAtEnd(b, F->wait_save[k]);
-    frame_store(F, FRAME_CONV, const_i32(L, 1));
-    move_converged_state(F, true);
     move_registers(F, r, n, true, F->wait_next[k]);
+    if (F->carry)
+        move_value(F, F->carry, vec_of(L->i1), FRAME_CARRY, true);
+    if (uniform) {
+        LLVMBasicBlockRef step = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "uniform.step");
+        LLVMBasicBlockRef frame = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "save.frame");
+        LLVMBuildCondBr(b, F->cta_loop, step, frame);
+        LLVMPositionBuilderAtEnd(b, step);
+        uniform_step(F, k, from, restore_from, restore_k);
+        LLVMPositionBuilderAtEnd(b, frame);
+    }
     const ptx_instr *bar = F->waits[k];
     LLVMValueRef code = const_i32(L, bar->nopds ? (uint32_t)bar->opds[0].imm : 0);
+    frame_store(F, PTXJIT_FRAME_RESUME, const_i32(L, k + 1));
+    frame_store(F, PTXJIT_FRAME_OP, const_i32(L, PTXJIT_BAR_SYNC));
+    frame_store(F, PTXJIT_FRAME_ID, code);
+    frame_store(F, PTXJIT_FRAME_THREADS, const_i32(L, 0));
+    frame_store(F, PTXJIT_FRAME_VALUE, const_i32(L, 0));
+    frame_store(F, PTXJIT_FRAME_LANES, F->wait_lanes[k]);
+    frame_store(F, FRAME_CONV, const_i32(L, 1));
+    move_converged_state(F, true);
     LLVMValueRef seen = LLVMBuildLoad2(b, L->i32, F->sweep_bar, "");
     seen = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, seen, const_i32(L, (uint32_t)SWEEP_NONE), ""), code, seen, "");
     LLVMBuildStore(b, seen, F->sweep_bar);
@@ -803,6 +901,43 @@ static bool lanes_full_at_barriers(fn *F)
     return full;
 }
 
+/* Whether the kernel reads %warpid: the uniformity analysis counts it
+ * uniform (the same in a warp), but it differs between warps.  Every
+ * other uniform value is the whole CTA's: parameters, %ctaid, constants,
+ * and registers written from them (in an if-body, only registers with no
+ * other definition: analyze_multi_uniform). */
+static bool reads_warpid(const ptx_func *f)
+{
+    for (uint32_t i = 0; i < f->nbody; i++) {
+        const ptx_stmt *st = &f->body[i];
+        for (uint32_t o = 0; st->kind == PTX_STMT_INSTR && o < st->instr->nopds; o++)
+            if (st->instr->opds[o].kind == PTX_OPD_SREG && st->instr->opds[o].sreg == PTX_SREG_WARPID)
+                return true;
+    }
+    return false;
+}
+
+/* Whether every warp of a CTA meets the same barriers in the same order,
+ * converged with all its lanes: its divergent branches are all if-splits
+ * around plain bodies (F->whole_warp), so every other branch reads values
+ * the whole CTA shares (but %warpid); every barrier is a plain one with
+ * a converged wait; no bar.arrive; and lanes_full_at_barriers.  Then a
+ * sweep's warps all start at its first warp's resume point and stop at
+ * the barrier it stops at (the tree reduction, the tiled SGEMM). */
+static bool barriers_uniform(fn *F)
+{
+    if (!F->whole_warp || F->bar_arrives || reads_warpid(F->f) || !lanes_full_at_barriers(F))
+        return false;
+    for (uint32_t k = 0; k < F->nwaits; k++) {
+        bool plain = false;
+        for (uint32_t j = 0; j < F->nwaits && !plain; j++)
+            plain = F->wait_save[j] && F->waits[j] == F->waits[k];
+        if (!plain)
+            return false;
+    }
+    return true;
+}
+
 /* The restore path of a converged plain wait: the registers live after
  * it, and straight into the block after the barrier with its lanes (all
  * 32 where lanes_full_at_barriers says so). */
@@ -817,6 +952,28 @@ static void emit_converged_restore(fn *F, uint32_t k, const saved_reg *r, uint32
     enter_after_wait(F, lanes, next);
 }
 
+/* The resume point of the warp a call starts with uniform barriers: the
+ * sweep's in a CTA loop, else the frame's (by branches: as a select the
+ * frame was loaded in the CTA loop too). */
+static LLVMValueRef resume_point_uniform(fn *F)
+{
+    lw *L = F->L;
+    LLVMBasicBlockRef sweep = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "resume.sweep");
+    LLVMBasicBlockRef frame = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "resume.frame");
+    LLVMBasicBlockRef picked = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "resume.picked");
+    LLVMBuildCondBr(L->b, F->cta_loop, sweep, frame);
+    LLVMPositionBuilderAtEnd(L->b, sweep);
+    LLVMValueRef from_sweep = LLVMBuildLoad2(L->b, L->i32, F->sweep_from, "");
+    LLVMBuildBr(L->b, picked);
+    LLVMPositionBuilderAtEnd(L->b, frame);
+    LLVMValueRef from_frame = frame_load(F, PTXJIT_FRAME_RESUME, L->i32);
+    LLVMBuildBr(L->b, picked);
+    LLVMPositionBuilderAtEnd(L->b, picked);
+    LLVMValueRef r = LLVMBuildPhi(L->b, L->i32, "resume");
+    LLVMAddIncoming(r, (LLVMValueRef[]){from_sweep, from_frame}, (LLVMBasicBlockRef[]){sweep, frame}, 2);
+    return r;
+}
+
 /* Fills the save and restore blocks and the CTA loop's step; returns the
  * frame size. */
 uint32_t resume_finish(fn *F)
@@ -824,9 +981,23 @@ uint32_t resume_finish(fn *F)
     lw *L = F->L;
     saved_reg *regs;
     uint32_t nregs, size = layout_registers(F, &regs, &nregs);
+    bool uniform = barriers_uniform(F), full = lanes_full_at_barriers(F);
     F->cta_more = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "cta.more");
     F->cta_return = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "cta.return");
+    /* where the warp's call starts: with uniform barriers a CTA loop's
+     * warps wait where the sweep started, and their frames are not kept */
+    LLVMPositionBuilderAtEnd(L->b, F->resume_pick);
+    LLVMValueRef r = uniform ? resume_point_uniform(F) : frame_load(F, PTXJIT_FRAME_RESUME, L->i32);
+    LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntNE, r, const_i32(L, 0), ""), F->restore, F->resume_start);
     LLVMPositionBuilderAtEnd(L->b, F->save);
+    if (uniform) { /* a generic wait: not in a CTA loop of uniform barriers */
+        LLVMBasicBlockRef ok = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "save.general");
+        LLVMBasicBlockRef apart = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "save.apart");
+        weighted_branch(L, F->cta_loop, apart, ok, BRANCH_RARE, BRANCH_USUAL);
+        LLVMPositionBuilderAtEnd(L->b, apart);
+        warps_apart(F, 0);
+        LLVMPositionBuilderAtEnd(L->b, ok);
+    }
     LLVMValueRef conv = LLVMBuildLoad2(L->b, L->i1, F->wait_conv, "");
     frame_store(F, FRAME_CONV, LLVMBuildZExt(L->b, conv, L->i32, ""));
     LLVMBasicBlockRef save_pc = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "save.pc");
@@ -839,9 +1010,8 @@ uint32_t resume_finish(fn *F)
     move_state(F, true);
     move_registers(F, regs, nregs, true, UINT32_MAX);
     LLVMBuildBr(L->b, F->warp_next);
-    emit_warp_next(F);
+    emit_warp_next(F, uniform);
     emit_cta_step(F);
-    bool full = lanes_full_at_barriers(F);
     LLVMBasicBlockRef *conv_restore = calloc(F->nwaits + 1, sizeof *conv_restore);
     uint32_t *from = handover_from(F);
     if (!conv_restore)
@@ -851,12 +1021,13 @@ uint32_t resume_finish(fn *F)
             conv_restore[k] = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "restore.conv.plain");
     for (uint32_t k = 0; k < F->nwaits; k++)
         if (F->wait_save[k])
-            emit_converged_save(F, k, regs, nregs, from[k], from[k] < F->nwaits ? conv_restore[from[k]] : NULL);
+            emit_converged_save(F, k, regs, nregs, from[k], from[k] < F->nwaits ? conv_restore[from[k]] : NULL,
+                                conv_restore[k], uniform);
 
     /* a converged plain wait resumes by its own path, the others here */
     LLVMPositionBuilderAtEnd(L->b, F->restore);
     LLVMBasicBlockRef generic = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "restore.generic");
-    LLVMValueRef sw = LLVMBuildSwitch(L->b, frame_load(F, PTXJIT_FRAME_RESUME, L->i32), generic, F->nwaits);
+    LLVMValueRef sw = LLVMBuildSwitch(L->b, r, generic, F->nwaits);
     for (uint32_t k = 0; k < F->nwaits; k++) {
         if (!F->wait_save[k])
             continue;
@@ -878,5 +1049,6 @@ uint32_t resume_finish(fn *F)
     free(F->wait_next);
     free(F->wait_save);
     free(F->wait_block);
+    free(F->wait_lanes);
     return size;
 }

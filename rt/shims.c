@@ -30,6 +30,17 @@ void ptxjit_rt_trap(ptxjit_cta *cta, uint32_t line)
     rt_fault_raise(RT_ERR_TRAP, "trap instruction executed (PTX line %u)", line);
 }
 
+/* Code compiled for barriers every warp reaches together
+ * (lower_resume.c, barriers_uniform) found warps of a CTA apart: the
+ * analysis was wrong, so stop rather than complete a barrier early. */
+void ptxjit_rt_barrier_diverged(ptxjit_cta *cta, uint32_t line)
+{
+    (void)cta;
+    rt_fault_raise(RT_ERR_TRAP, "internal error: the warps of a block reached different barriers in code "
+                                "compiled for barriers all warps reach together (PTX line %u)",
+                   line);
+}
+
 /* A bulk copy or reduction whose addresses or size are not multiples of
  * 16 bytes: the hardware raises a misaligned-address error. */
 void ptxjit_rt_bulk_misaligned(ptxjit_cta *cta, uint32_t line)

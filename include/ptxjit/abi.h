@@ -183,6 +183,7 @@ enum { PTXJIT_SAMPLER_FILTER_SHIFT = 9, PTXJIT_SAMPLER_UNNORMALIZED_SHIFT = 10 }
     X(ptxjit_rt_vprintf, int32_t, (ptxjit_cta * cta, uint32_t thread, const char *fmt,            \
                                    const void *args))                                             \
     X(ptxjit_rt_trap, void, (ptxjit_cta * cta, uint32_t line))                                     \
+    X(ptxjit_rt_barrier_diverged, void, (ptxjit_cta * cta, uint32_t line))                         \
     X(ptxjit_rt_bulk_misaligned, void, (ptxjit_cta * cta, uint32_t line))                          \
     X(ptxjit_rt_misaligned, void, (ptxjit_cta * cta, uint32_t line, uint64_t addr,                 \
                                    uint32_t align))                                               \

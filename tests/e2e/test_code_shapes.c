@@ -13,7 +13,9 @@
  * with the other lanes waiting at the join (loops, a barrier as the join,
  * early exits, partial warps), full-warp copies of hot blocks under full,
  * partial and split warps, uniform registers with several definitions
- * (loop counters, guarded writes) next to if-bodies; a misaligned base
+ * (loop counters, guarded writes) next to if-bodies, barriers every warp
+ * reaches together (a tree over a CTA-uniform loop) and barriers warps
+ * reach apart (%warpid, a register an if-body sets); a misaligned base
  * faults on each of those paths.  Each kernel runs with code specialized for its
  * block shape and with the generic code (PTXJIT_SPECIALIZE). */
 #include <math.h>
@@ -479,6 +481,68 @@ static const char multi_src[] = HEADER
     "  add.s32 %r5, %r5, 1; add.s32 %r4, %r4, 1; setp.lt.u32 %p6, %r4, %r1; @%p6 bra LOOP;\n"
     "DONE:\n"
     "  mul.wide.u32 %rd2, %r3, 4; add.s64 %rd3, %rd1, %rd2; st.global.u32 [%rd3], %r8;\n"
+    "  ret;\n}\n";
+
+/* Barriers every warp reaches together (lower_resume.c, barriers_uniform):
+ * a tree of partial sums whose levels are a CTA-uniform loop over
+ * if-splits; warps that branch on %warpid to two barrier instructions
+ * (uniform in a warp, not in the CTA); and a register that an if-body sets
+ * for one thread, which then picks the barrier. */
+static const char uniform_src[] = HEADER
+    ".visible .entry uniform_tree(.param .u64 in, .param .u64 out)\n{\n"
+    "  .reg .pred %p<6>; .reg .b32 %r<20>; .reg .b64 %rd<8>;\n"
+    "  .shared .align 4 .b8 sh[4096];\n"
+    "  ld.param.u64 %rd1, [in]; ld.param.u64 %rd2, [out];\n"
+    "  mov.u32 %r1, %tid.x; mov.u32 %r2, %ntid.x; mov.u32 %r3, %ctaid.x; mad.lo.s32 %r4, %r3, %r2, %r1;\n"
+    "  mul.wide.u32 %rd3, %r4, 4; add.s64 %rd4, %rd1, %rd3; ld.global.u32 %r5, [%rd4];\n"
+    "  mov.u32 %r6, sh; shl.b32 %r7, %r1, 2; add.s32 %r8, %r6, %r7; st.shared.u32 [%r8], %r5;\n"
+    "  bar.sync 0; mov.u32 %r9, 1;\n"
+    "LOOP:\n"
+    "  shl.b32 %r10, %r9, 1; rem.u32 %r11, %r1, %r10; add.s32 %r12, %r1, %r9;\n"
+    "  setp.ne.u32 %p1, %r11, 0; setp.ge.u32 %p2, %r12, %r2; or.pred %p3, %p1, %p2; @%p3 bra SKIP;\n"
+    "  shl.b32 %r13, %r9, 2; add.s32 %r14, %r8, %r13; ld.shared.u32 %r15, [%r14]; ld.shared.u32 %r16, [%r8];\n"
+    "  add.s32 %r16, %r16, %r15; st.shared.u32 [%r8], %r16;\n"
+    "SKIP:\n"
+    "  bar.sync 0; mov.u32 %r9, %r10; setp.lt.u32 %p4, %r9, %r2; @%p4 bra LOOP;\n"
+    "  setp.ne.u32 %p5, %r1, 0; @%p5 bra END;\n"
+    "  ld.shared.u32 %r17, [sh]; mul.wide.u32 %rd5, %r3, 4; add.s64 %rd6, %rd2, %rd5; st.global.u32 [%rd6], %r17;\n"
+    "END:\n  ret;\n}\n"
+    /* out[t] = 3 * ((t + 37) % n), plus 1000 past the first two warps */
+    ".visible .entry warpid_barriers(.param .u64 out)\n{\n"
+    "  .reg .pred %p<3>; .reg .b32 %r<16>; .reg .b64 %rd<4>;\n"
+    "  .shared .align 4 .b8 sh[4096];\n"
+    "  ld.param.u64 %rd1, [out]; mov.u32 %r1, %tid.x; mov.u32 %r2, %ntid.x; mov.u32 %r3, %warpid;\n"
+    "  mov.u32 %r4, sh; shl.b32 %r5, %r1, 2; add.s32 %r6, %r4, %r5; mul.lo.u32 %r7, %r1, 3;\n"
+    "  setp.lt.u32 %p1, %r3, 2; @%p1 bra LOW;\n"
+    "  st.shared.u32 [%r6], %r7; bar.sync 0;\n"
+    "  add.s32 %r8, %r1, 37; rem.u32 %r8, %r8, %r2; shl.b32 %r8, %r8, 2; add.s32 %r8, %r4, %r8;\n"
+    "  ld.shared.u32 %r9, [%r8]; add.s32 %r9, %r9, 1000; bra OUT;\n"
+    "LOW:\n"
+    "  st.shared.u32 [%r6], %r7; bar.sync 0;\n"
+    "  add.s32 %r8, %r1, 37; rem.u32 %r8, %r8, %r2; shl.b32 %r8, %r8, 2; add.s32 %r8, %r4, %r8;\n"
+    "  ld.shared.u32 %r9, [%r8];\n"
+    "OUT:\n"
+    "  mul.wide.u32 %rd2, %r1, 4; add.s64 %rd3, %rd1, %rd2; st.global.u32 [%rd3], %r9;\n"
+    "  ret;\n}\n"
+    /* the same sum, the 1000 for thread 40 alone: x = 0; if (tid == 40) x = 1 */
+    ".visible .entry if_body_gate(.param .u64 out)\n{\n"
+    "  .reg .pred %p<3>; .reg .b32 %r<16>; .reg .b64 %rd<4>;\n"
+    "  .shared .align 4 .b8 sh[4096];\n"
+    "  ld.param.u64 %rd1, [out]; mov.u32 %r1, %tid.x; mov.u32 %r2, %ntid.x;\n"
+    "  mov.u32 %r4, sh; shl.b32 %r5, %r1, 2; add.s32 %r6, %r4, %r5; mul.lo.u32 %r7, %r1, 3;\n"
+    "  st.shared.u32 [%r6], %r7; mov.u32 %r10, 0; setp.ne.u32 %p1, %r1, 40; @%p1 bra J;\n"
+    "  mov.u32 %r10, 1;\n"
+    "J:\n"
+    "  setp.eq.u32 %p2, %r10, 1; @%p2 bra ONE;\n"
+    "  bar.sync 0;\n"
+    "  add.s32 %r8, %r1, 37; rem.u32 %r8, %r8, %r2; shl.b32 %r8, %r8, 2; add.s32 %r8, %r4, %r8;\n"
+    "  ld.shared.u32 %r9, [%r8]; bra OUT;\n"
+    "ONE:\n"
+    "  bar.sync 0;\n"
+    "  add.s32 %r8, %r1, 37; rem.u32 %r8, %r8, %r2; shl.b32 %r8, %r8, 2; add.s32 %r8, %r4, %r8;\n"
+    "  ld.shared.u32 %r9, [%r8]; add.s32 %r9, %r9, 1000;\n"
+    "OUT:\n"
+    "  mul.wide.u32 %rd2, %r1, 4; add.s64 %rd3, %rd1, %rd2; st.global.u32 [%rd3], %r9;\n"
     "  ret;\n}\n";
 
 static const ptxjit_kernel *kernel(const char *src, const char *name, ptxjit_module **m)
@@ -1173,6 +1237,64 @@ static void test_uniform_with_several_defs(void **state)
     ptxjit_module_unload(m);
 }
 
+static void test_uniform_barriers_tree(void **state)
+{
+    (void)state;
+    ptxjit_module *m;
+    const ptxjit_kernel *k = kernel(uniform_src, "uniform_tree", &m);
+    enum { CTAS = 3 };
+    static const uint32_t blocks[] = {32, 64, 96, 256, 1024, 100};
+    static int32_t in[CTAS * 1024];
+    for (int i = 0; i < CTAS * 1024; i++)
+        in[i] = i * 7 % 13 - 3;
+    for (size_t b = 0; b < sizeof blocks / sizeof *blocks; b++) {
+        uint32_t nt = blocks[b];
+        int32_t out[CTAS];
+        struct { int32_t *in, *out; } p = {in, out};
+        run(k, CTAS, nt, 1, 1, &p);
+        for (uint32_t c = 0; c < CTAS; c++) {
+            int32_t want = 0;
+            for (uint32_t t = 0; t < nt; t++)
+                want += in[c * nt + t];
+            if (out[c] != want)
+                fail_msg("block %u: out[%u] = %d, want %d", nt, c, out[c], want);
+        }
+    }
+    ptxjit_module_unload(m);
+}
+
+/* Uniform in a warp is not uniform in the CTA: warps past the first two
+ * wait at another barrier instruction (%warpid is the warp's index in the
+ * block here), and a register set in an if-body for one thread is that
+ * thread's, not its warp's. */
+static void check_barrier_paths(const char *name, uint32_t (*bonus)(uint32_t t))
+{
+    ptxjit_module *m;
+    const ptxjit_kernel *k = kernel(uniform_src, name, &m);
+    static const uint32_t blocks[] = {64, 96, 128, 100};
+    for (size_t b = 0; b < sizeof blocks / sizeof *blocks; b++) {
+        uint32_t nt = blocks[b], out[128];
+        uint32_t *po = out;
+        run(k, 2, nt, 1, 1, &po);
+        for (uint32_t t = 0; t < nt; t++) {
+            uint32_t want = 3 * ((t + 37) % nt) + bonus(t);
+            if (out[t] != want)
+                fail_msg("%s, block %u: out[%u] = %u, want %u", name, nt, t, out[t], want);
+        }
+    }
+    ptxjit_module_unload(m);
+}
+
+static uint32_t past_two_warps(uint32_t t) { return t >= 64 ? 1000 : 0; }
+static uint32_t thread_40(uint32_t t) { return t == 40 ? 1000 : 0; }
+
+static void test_uniform_barriers_apart(void **state)
+{
+    (void)state;
+    check_barrier_paths("warpid_barriers", past_two_warps);
+    check_barrier_paths("if_body_gate", thread_40);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1198,6 +1320,8 @@ int main(void)
         cmocka_unit_test(test_converged_if_bodies),
         cmocka_unit_test(test_full_warp_copies),
         cmocka_unit_test(test_uniform_with_several_defs),
+        cmocka_unit_test(test_uniform_barriers_tree),
+        cmocka_unit_test(test_uniform_barriers_apart),
     };
     return cmocka_run_group_tests(tests, test_ctx_setup, test_ctx_teardown);
 }
