@@ -384,6 +384,7 @@ static inline uint32_t reg_elem(const ptx_operand *o)
 void analyze_liveness(fn *F);
 bool reg_needs_blend(fn *F, const ptx_var *v, uint32_t elem);
 bool reg_is_uniform(fn *F, const ptx_var *v, uint32_t elem);
+bool branch_skips_if_body(fn *F, uint32_t stmt);
 bool opd_is_uniform(fn *F, const ptx_operand *o);
 bool instr_defines_first(const ptx_instr *in); /* operand 0 is only written */
 void liveness_free(fn *F);

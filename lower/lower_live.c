@@ -283,6 +283,15 @@ static bool reads_immutable(fn *F, const ptx_instr *in)
     return true;
 }
 
+/* Whether the branch at statement i jumps over an if-body to its join
+ * (lower_control.c, find_if_bodies). */
+bool branch_skips_if_body(fn *F, uint32_t i)
+{
+    const ptx_instr *in = F->f->body[i].instr;
+    uint32_t b = F->block_of_stmt[i], n = F->next_block[b], t = F->block_of_stmt[in->opds[0].label];
+    return n < F->nblocks && t != n && F->if_join[n] == t + 1;
+}
+
 /* Marks the if-bodies of divergent branches; false when a branch is
  * neither uniform nor such a split (or the kernel calls, branches through
  * a table, or waits under a divergent guard). */
@@ -299,10 +308,9 @@ static bool branches_converge(fn *F, uint8_t *body)
         if (!in->has_guard || opd_uniform(F, &in->guard))
             continue;
         if (in->op == PTX_OP_BRA) {
-            uint32_t b = F->block_of_stmt[i], n = F->next_block[b], t = F->block_of_stmt[in->opds[0].label];
-            if (n >= F->nblocks || t == n || F->if_join[n] != t + 1)
+            if (!branch_skips_if_body(F, i))
                 return false;
-            body[n] = 1;
+            body[F->next_block[F->block_of_stmt[i]]] = 1;
         } else if (is_sync_point(in) || (ptx_op_effects(in->op) & E_SYNC)) {
             return false;
         }

@@ -917,16 +917,44 @@ static bool reads_warpid(const ptx_func *f)
     return false;
 }
 
+/* Whether every divergent branch, indexed branch, call or warp collective
+ * with a divergent guard from which a barrier can be reached is an
+ * if-split (a branch over a plain body to its join): a warp then meets
+ * every barrier converged, and its other branches read values the whole
+ * CTA shares.  Past the last barrier anything goes (the shuffle
+ * reduction's `if (warp == 0)`). */
+static bool splits_before_barriers(fn *F)
+{
+    const ptx_instr **last = last_instrs(F);
+    uint8_t *barrier = barrier_blocks(F), *reaches = calloc(F->nblocks, 1);
+    if (!reaches)
+        abort(); /* lowering has no partial-failure path */
+    mark_backward(F, last, barrier, NULL, reaches);
+    bool ok = true;
+    for (uint32_t i = 0; ok && i < F->f->nbody; i++) {
+        const ptx_stmt *st = &F->f->body[i];
+        if (st->kind != PTX_STMT_INSTR || !reaches[F->block_of_stmt[i]])
+            continue;
+        const ptx_instr *in = st->instr;
+        if (in->op == PTX_OP_CALL || in->op == PTX_OP_BRX_IDX)
+            ok = false;
+        else if (in->has_guard && !opd_is_uniform(F, &in->guard))
+            ok = in->op == PTX_OP_BRA ? branch_skips_if_body(F, i) : !is_sync_point(in);
+    }
+    free(last), free(barrier), free(reaches);
+    return ok;
+}
+
 /* Whether every warp of a CTA meets the same barriers in the same order,
- * converged with all its lanes: its divergent branches are all if-splits
- * around plain bodies (F->whole_warp), so every other branch reads values
- * the whole CTA shares (but %warpid); every barrier is a plain one with
- * a converged wait; no bar.arrive; and lanes_full_at_barriers.  Then a
- * sweep's warps all start at its first warp's resume point and stop at
- * the barrier it stops at (the tree reduction, the tiled SGEMM). */
+ * converged with all its lanes: splits_before_barriers, so every branch
+ * that may lead to a barrier but an if-split reads values the whole CTA
+ * shares (but %warpid); every barrier is a plain one with a converged
+ * wait; no bar.arrive; and lanes_full_at_barriers.  Then a sweep's warps
+ * all start at its first warp's resume point and stop at the barrier it
+ * stops at (the tree reduction, the tiled SGEMM). */
 static bool barriers_uniform(fn *F)
 {
-    if (!F->whole_warp || F->bar_arrives || reads_warpid(F->f) || !lanes_full_at_barriers(F))
+    if (F->bar_arrives || reads_warpid(F->f) || !lanes_full_at_barriers(F) || !splits_before_barriers(F))
         return false;
     for (uint32_t k = 0; k < F->nwaits; k++) {
         bool plain = false;

@@ -543,7 +543,27 @@ static const char uniform_src[] = HEADER
     "  ld.shared.u32 %r9, [%r8]; add.s32 %r9, %r9, 1000;\n"
     "OUT:\n"
     "  mul.wide.u32 %rd2, %r1, 4; add.s64 %rd3, %rd1, %rd2; st.global.u32 [%rd3], %r9;\n"
-    "  ret;\n}\n";
+    "  ret;\n}\n"
+    /* the same sum plus 1000 * (t % 3), added by a loop of t % 3 trips
+     * before the barrier (LOOP_BEFORE) or after it */
+#define TRIP_LOOP(name)                                                                    \
+    "  rem.u32 %r12, %r1, 3; setp.eq.u32 %p1, %r12, 0; @%p1 bra " name "_END;\n"          \
+    name ":\n"                                                                              \
+    "  add.s32 %r10, %r10, 1000; sub.s32 %r12, %r12, 1; setp.ne.u32 %p2, %r12, 0; @%p2 bra " \
+    name ";\n" name "_END:\n"
+#define TRIP_KERNEL(kernel, before, after)                                                 \
+    ".visible .entry " kernel "(.param .u64 out)\n{\n"                                     \
+    "  .reg .pred %p<3>; .reg .b32 %r<16>; .reg .b64 %rd<4>;\n"                             \
+    "  .shared .align 4 .b8 sh[4096];\n"                                                     \
+    "  ld.param.u64 %rd1, [out]; mov.u32 %r1, %tid.x; mov.u32 %r2, %ntid.x; mov.u32 %r10, 0;\n" \
+    "  mov.u32 %r4, sh; shl.b32 %r5, %r1, 2; add.s32 %r6, %r4, %r5; mul.lo.u32 %r7, %r1, 3;\n" \
+    "  st.shared.u32 [%r6], %r7;\n" before "  bar.sync 0;\n" after                        \
+    "  add.s32 %r8, %r1, 37; rem.u32 %r8, %r8, %r2; shl.b32 %r8, %r8, 2; add.s32 %r8, %r4, %r8;\n" \
+    "  ld.shared.u32 %r9, [%r8]; add.s32 %r9, %r9, %r10;\n"                                 \
+    "  mul.wide.u32 %rd2, %r1, 4; add.s64 %rd3, %rd1, %rd2; st.global.u32 [%rd3], %r9;\n"     \
+    "  ret;\n}\n"
+    TRIP_KERNEL("loop_before_barrier", TRIP_LOOP("LB"), "")
+    TRIP_KERNEL("loop_after_barrier", "", TRIP_LOOP("LA"));
 
 static const ptxjit_kernel *kernel(const char *src, const char *name, ptxjit_module **m)
 {
@@ -1287,12 +1307,17 @@ static void check_barrier_paths(const char *name, uint32_t (*bonus)(uint32_t t))
 
 static uint32_t past_two_warps(uint32_t t) { return t >= 64 ? 1000 : 0; }
 static uint32_t thread_40(uint32_t t) { return t == 40 ? 1000 : 0; }
+static uint32_t trips(uint32_t t) { return 1000 * (t % 3); }
 
 static void test_uniform_barriers_apart(void **state)
 {
     (void)state;
     check_barrier_paths("warpid_barriers", past_two_warps);
     check_barrier_paths("if_body_gate", thread_40);
+    /* a loop of thread-dependent trips: warps meet the barrier apart;
+     * past the last barrier, they may part */
+    check_barrier_paths("loop_before_barrier", trips);
+    check_barrier_paths("loop_after_barrier", trips);
 }
 
 int main(void)
