@@ -1010,6 +1010,13 @@ uint32_t resume_finish(fn *F)
     saved_reg *regs;
     uint32_t nregs, size = layout_registers(F, &regs, &nregs);
     bool uniform = barriers_uniform(F), full = lanes_full_at_barriers(F);
+    /* The runtime calls single warps only after the CTA loop returned with
+     * warps waiting, which uniform barriers never do: the function is the
+     * CTA loop, and the paths for single warps go (a per-crossing test). */
+    if (uniform) {
+        LLVMReplaceAllUsesWith(F->cta_loop, LLVMConstInt(L->i1, 1, false));
+        F->cta_loop = LLVMConstInt(L->i1, 1, false);
+    }
     F->cta_more = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "cta.more");
     F->cta_return = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "cta.return");
     /* where the warp's call starts: with uniform barriers a CTA loop's
