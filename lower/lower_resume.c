@@ -299,15 +299,28 @@ static uint32_t saved_size(LLVMTypeRef t)
 
 /* One value between an alloca and the frame, in the direction asked;
  * predicates travel as bytes (cheap both ways, unlike i1 bit masks). */
+static bool is_pred_type(LLVMTypeRef t)
+{
+    bool vec = LLVMGetTypeKind(t) == LLVMVectorTypeKind;
+    return LLVMGetIntTypeWidth(vec ? LLVMGetElementType(t) : t) == 1;
+}
+
+/* A value of type t (a register's) into the frame at off. */
+static void store_value(fn *F, LLVMValueRef v, LLVMTypeRef t, uint32_t off)
+{
+    lw *L = F->L;
+    bool vec = LLVMGetTypeKind(t) == LLVMVectorTypeKind;
+    frame_store(F, off, is_pred_type(t) ? LLVMBuildZExt(L->b, v, vec ? vec_of(L->i8) : L->i8, "") : v);
+}
+
 static void move_value(fn *F, LLVMValueRef alloca, LLVMTypeRef t, uint32_t off, bool save)
 {
     lw *L = F->L;
     bool vec = LLVMGetTypeKind(t) == LLVMVectorTypeKind;
-    bool pred = LLVMGetIntTypeWidth(vec ? LLVMGetElementType(t) : t) == 1;
+    bool pred = is_pred_type(t);
     LLVMTypeRef ft = pred ? (vec ? vec_of(L->i8) : L->i8) : t;
     if (save) {
-        LLVMValueRef v = LLVMBuildLoad2(L->b, t, alloca, "");
-        frame_store(F, off, pred ? LLVMBuildZExt(L->b, v, ft, "") : v);
+        store_value(F, LLVMBuildLoad2(L->b, t, alloca, ""), t, off);
     } else {
         LLVMValueRef v = frame_load(F, off, ft);
         LLVMBuildStore(L->b, pred ? LLVMBuildTrunc(L->b, v, t, "") : v, alloca);
@@ -758,23 +771,124 @@ static void hand_over(fn *F, uint32_t j, LLVMBasicBlockRef restore_j)
     LLVMBuildBr(b, restore_j);
 }
 
+/* ---- two warps at a time ----
+ * With uniform barriers, a region that is one straight block (SGEMM's
+ * k-loop: shared loads and two 16-lane FMA chains per warp) waits on the
+ * FMA latency when run one warp after another: the CPU's schedulers fill
+ * with one chain before the next warp's instructions arrive.  The CTA loop
+ * runs such a region for two warps in one stretch of code: restore, block
+ * and restore, block, then both saves, so that all frame loads come before
+ * any frame store and LLVM's scheduler interleaves four chains (the second
+ * warp is the first's successor, which LLVM sees as another frame). */
+
+enum { PAIR_MAX = 256 }; /* instructions of a paired block: its code is emitted twice more */
+
+/* The statements of block b: [*first, *end). */
+static void block_range(fn *F, uint32_t b, uint32_t *first, uint32_t *end)
+{
+    *first = *end = 0;
+    for (uint32_t i = 0; i < F->f->nbody; i++)
+        if (F->block_of_stmt[i] == b) {
+            if (*first == *end)
+                *first = i;
+            *end = i + 1;
+        }
+}
+
+/* Whether the region from converged wait j's resume point to barrier k is
+ * that point's block alone, plain and straight, falling into k's. */
+static bool pair_pays(fn *F, uint32_t j, uint32_t k)
+{
+    uint32_t blk = F->wait_next[j], first, end, size = 0;
+    if (F->carry || blk >= F->nblocks || F->next_block[blk] != F->wait_block[k] || F->park_block[blk] ||
+        F->sync_block[blk])
+        return false;
+    block_range(F, blk, &first, &end);
+    for (uint32_t i = first; i < end; i++) {
+        const ptx_stmt *st = &F->f->body[i];
+        if (st->kind == PTX_STMT_VAR || (st->kind == PTX_STMT_INSTR && is_terminator(st)))
+            return false;
+        if (st->kind != PTX_STMT_INSTR)
+            continue;
+        if (is_sync_point(st->instr) || st->instr->op == PTX_OP_CALL || (ptx_op_effects(st->instr->op) & E_SYNC))
+            return false;
+        size++;
+    }
+    return size && size <= PAIR_MAX;
+}
+
+/* The region of pair_pays(j, k) for the sweep's next two warps (todo: two
+ * or more, contiguous, as a uniform sweep pops them), then on to `check`. */
+static void run_pair(fn *F, uint32_t j, uint32_t k, const saved_reg *r, uint32_t n, LLVMValueRef todo,
+                     LLVMBasicBlockRef check)
+{
+    lw *L = F->L;
+    LLVMBuilderRef b = L->b;
+    uint32_t blk = F->wait_next[j], after = F->wait_next[k], first, end, cur = F->cur_block;
+    block_range(F, blk, &first, &end);
+    LLVMTypeRef i32t = L->i32;
+    LLVMValueRef w[2];
+    w[0] = call_intrinsic(L, "llvm.cttz", &i32t, 1, (LLVMValueRef[]){todo, LLVMConstInt(L->i1, 1, false)}, 2);
+    w[1] = LLVMBuildNUWAdd(b, w[0], const_i32(L, 1), "");
+    LLVMBuildStore(b, LLVMBuildAnd(b, todo, LLVMBuildNot(b, LLVMBuildShl(b, const_i32(L, 3), w[0], ""), ""), ""),
+                   F->todo);
+    LLVMValueRef mask = F->mask, converged = F->converged, *kept = calloc(n ? n : 1, sizeof *kept);
+    if (!kept)
+        abort(); /* lowering has no partial-failure path */
+    for (int pass = 0; pass < 2; pass++) {
+        LLVMBuildStore(b, w[pass], F->loop_warp);
+        move_converged_state(F, false);
+        move_registers(F, r, n, false, blk);
+        rematerialize(F);
+        F->cur_block = blk;
+        F->converged = LLVMConstInt(L->i1, 1, false);
+        lower_stmts(F, first, end, LLVMConstAllOnes(vec_of(L->i1)));
+        for (uint32_t i = 0; !pass && i < n; i++)
+            if (reg_live_in(F, after, r[i].var, r[i].elem))
+                kept[i] = LLVMBuildLoad2(b, r[i].slot->type, r[i].slot->alloca, "");
+    }
+    LLVMBuildStore(b, w[0], F->loop_warp);
+    for (uint32_t i = 0; i < n; i++)
+        if (kept[i])
+            store_value(F, kept[i], r[i].slot->type, r[i].off);
+    LLVMBuildStore(b, w[1], F->loop_warp);
+    move_registers(F, r, n, true, after);
+    free(kept);
+    F->mask = mask;
+    F->converged = converged;
+    F->cur_block = cur;
+    LLVMBuildBr(b, check);
+}
+
 /* The CTA loop's step after a warp stopped at plain barrier k of a
  * kernel with uniform barriers (barriers_uniform): the sweep's next warp
  * starts where this one did (the one resume point reaching k, else the
  * sweep's), and after the last one every warp goes on from k, from the
  * first.  No frame but the registers: no other warp can be elsewhere. */
 static void uniform_step(fn *F, uint32_t k, uint32_t from, LLVMBasicBlockRef restore_from,
-                         LLVMBasicBlockRef restore_k)
+                         LLVMBasicBlockRef restore_k, const saved_reg *r, uint32_t n)
 {
     lw *L = F->L;
     LLVMBuilderRef b = L->b;
+    LLVMBasicBlockRef check = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "uniform.check");
     LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "uniform.next");
     LLVMBasicBlockRef sweep = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "uniform.sweep");
     LLVMBasicBlockRef again = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "uniform.again");
     LLVMBasicBlockRef apart = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "uniform.apart");
+    LLVMBuildBr(b, check);
+    LLVMPositionBuilderAtEnd(b, check);
     LLVMValueRef todo = LLVMBuildLoad2(b, L->i32, F->todo, "");
     LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntNE, todo, const_i32(L, 0), ""), next, sweep);
     LLVMPositionBuilderAtEnd(b, next);
+    if (from < F->nwaits && pair_pays(F, from, k)) {
+        LLVMBasicBlockRef pair = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "uniform.pair");
+        LLVMBasicBlockRef one = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "uniform.one");
+        LLVMValueRef rest = LLVMBuildAnd(b, todo, LLVMBuildSub(b, todo, const_i32(L, 1), ""), "");
+        LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntNE, rest, const_i32(L, 0), ""), pair, one);
+        LLVMPositionBuilderAtEnd(b, pair);
+        run_pair(F, from, k, r, n, todo, check);
+        LLVMPositionBuilderAtEnd(b, one);
+    }
     pop_warp(F, todo);
     LLVMBuildBr(b, from < F->nwaits ? restore_from : F->warp_top);
     /* a warp gone while the others wait: the analysis was wrong */
@@ -808,7 +922,7 @@ static void emit_converged_save(fn *F, uint32_t k, const saved_reg *r, uint32_t 
         LLVMBasicBlockRef frame = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "save.frame");
         LLVMBuildCondBr(b, F->cta_loop, step, frame);
         LLVMPositionBuilderAtEnd(b, step);
-        uniform_step(F, k, from, restore_from, restore_k);
+        uniform_step(F, k, from, restore_from, restore_k, r, n);
         LLVMPositionBuilderAtEnd(b, frame);
     }
     const ptx_instr *bar = F->waits[k];

@@ -14,7 +14,8 @@
  * early exits, partial warps), full-warp copies of hot blocks under full,
  * partial and split warps, uniform registers with several definitions
  * (loop counters, guarded writes) next to if-bodies, barriers every warp
- * reaches together (a tree over a CTA-uniform loop) and barriers warps
+ * reaches together (a tree over a CTA-uniform loop, a straight region
+ * between them run for two warps at a time) and barriers warps
  * reach apart (%warpid, a register an if-body sets); a misaligned base
  * faults on each of those paths.  Each kernel runs with code specialized for its
  * block shape and with the generic code (PTXJIT_SPECIALIZE). */
@@ -563,7 +564,26 @@ static const char uniform_src[] = HEADER
     "  mul.wide.u32 %rd2, %r1, 4; add.s64 %rd3, %rd1, %rd2; st.global.u32 [%rd3], %r9;\n"     \
     "  ret;\n}\n"
     TRIP_KERNEL("loop_before_barrier", TRIP_LOOP("LB"), "")
-    TRIP_KERNEL("loop_after_barrier", "", TRIP_LOOP("LA"));
+    TRIP_KERNEL("loop_after_barrier", "", TRIP_LOOP("LA"))
+    /* acc = 3 acc + s[(t + 1) % n] + s[(t + 5) % n] per round, s[t] = 3t + i
+     * written before the first barrier: the block between the barriers is
+     * straight (run two warps at a time) */
+    ".visible .entry straight_region(.param .u64 out, .param .u32 rounds)\n{\n"
+    "  .reg .pred %p<3>; .reg .b32 %r<24>; .reg .b64 %rd<4>;\n"
+    "  .shared .align 4 .b8 sh[4096];\n"
+    "  ld.param.u64 %rd1, [out]; ld.param.u32 %r3, [rounds]; mov.u32 %r1, %tid.x; mov.u32 %r2, %ntid.x;\n"
+    "  mov.u32 %r4, sh; shl.b32 %r5, %r1, 2; add.s32 %r6, %r4, %r5; mul.lo.u32 %r7, %r1, 3;\n"
+    "  mov.u32 %r10, 0; mov.u32 %r11, 0; setp.eq.u32 %p1, %r3, 0; @%p1 bra DONE;\n"
+    "ROUND:\n"
+    "  add.s32 %r12, %r7, %r11; st.shared.u32 [%r6], %r12; bar.sync 0;\n"
+    "  add.s32 %r13, %r1, 1; rem.u32 %r13, %r13, %r2; shl.b32 %r13, %r13, 2; add.s32 %r13, %r4, %r13;\n"
+    "  add.s32 %r14, %r1, 5; rem.u32 %r14, %r14, %r2; shl.b32 %r14, %r14, 2; add.s32 %r14, %r4, %r14;\n"
+    "  ld.shared.u32 %r20, [%r13]; ld.shared.u32 %r21, [%r14]; mad.lo.u32 %r10, %r10, 3, %r20;\n"
+    "  add.u32 %r10, %r10, %r21;\n"
+    "  bar.sync 0; add.s32 %r11, %r11, 1; setp.lt.u32 %p2, %r11, %r3; @%p2 bra ROUND;\n"
+    "DONE:\n"
+    "  mul.wide.u32 %rd2, %r1, 4; add.s64 %rd3, %rd1, %rd2; st.global.u32 [%rd3], %r10;\n"
+    "  ret;\n}\n";
 
 static const ptxjit_kernel *kernel(const char *src, const char *name, ptxjit_module **m)
 {
@@ -1309,6 +1329,30 @@ static uint32_t past_two_warps(uint32_t t) { return t >= 64 ? 1000 : 0; }
 static uint32_t thread_40(uint32_t t) { return t == 40 ? 1000 : 0; }
 static uint32_t trips(uint32_t t) { return 1000 * (t % 3); }
 
+/* Two warps at a time through a straight region between uniform barriers:
+ * odd and even warp counts (one warp left alone, or none). */
+static void test_uniform_barriers_straight(void **state)
+{
+    (void)state;
+    ptxjit_module *m;
+    const ptxjit_kernel *k = kernel(uniform_src, "straight_region", &m);
+    static const uint32_t blocks[] = {32, 64, 96, 128, 160, 256, 100};
+    for (size_t b = 0; b < sizeof blocks / sizeof *blocks; b++)
+        for (uint32_t rounds = 0; rounds < 5; rounds += 2) {
+            uint32_t nt = blocks[b], out[256];
+            struct { uint32_t *out; uint32_t rounds; } p = {out, rounds};
+            run(k, 2, nt, 1, 1, &p);
+            for (uint32_t t = 0; t < nt; t++) {
+                uint32_t acc = 0;
+                for (uint32_t i = 0; i < rounds; i++)
+                    acc = acc * 3 + (3 * ((t + 1) % nt) + i) + (3 * ((t + 5) % nt) + i);
+                if (out[t] != acc)
+                    fail_msg("block %u, rounds %u: out[%u] = %u, want %u", nt, rounds, t, out[t], acc);
+            }
+        }
+    ptxjit_module_unload(m);
+}
+
 static void test_uniform_barriers_apart(void **state)
 {
     (void)state;
@@ -1347,6 +1391,7 @@ int main(void)
         cmocka_unit_test(test_uniform_with_several_defs),
         cmocka_unit_test(test_uniform_barriers_tree),
         cmocka_unit_test(test_uniform_barriers_apart),
+        cmocka_unit_test(test_uniform_barriers_straight),
     };
     return cmocka_run_group_tests(tests, test_ctx_setup, test_ctx_teardown);
 }
