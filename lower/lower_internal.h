@@ -110,6 +110,8 @@ typedef struct fn {
     LLVMValueRef sweep_from;     /* resumable: alloca, the resume point a sweep's warps start at (uniform barriers) */
     LLVMBasicBlockRef resume_pick, resume_start; /* resumable: where a warp's call starts, filled at the end */
     LLVMValueRef *wait_lanes;    /* resumable: a converged plain wait's lanes (bits), for its frame */
+    LLVMBasicBlockRef *uniform_check; /* uniform barriers: each converged wait's CTA-loop step */
+    uint32_t *pair_after;        /* uniform barriers: the barrier a resume point's region pairs to (lower_resume.c) */
     const ptx_instr **waits;     /* resumable: the barrier of each resume point */
     uint32_t *wait_next;         /* resumable: the block each resume point continues at */
     LLVMBasicBlockRef *wait_save; /* resumable: a converged plain wait's own save block, else NULL */

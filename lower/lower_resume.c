@@ -870,7 +870,7 @@ static void uniform_step(fn *F, uint32_t k, uint32_t from, LLVMBasicBlockRef res
 {
     lw *L = F->L;
     LLVMBuilderRef b = L->b;
-    LLVMBasicBlockRef check = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "uniform.check");
+    LLVMBasicBlockRef check = F->uniform_check[k];
     LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "uniform.next");
     LLVMBasicBlockRef sweep = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "uniform.sweep");
     LLVMBasicBlockRef again = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "uniform.again");
@@ -880,7 +880,7 @@ static void uniform_step(fn *F, uint32_t k, uint32_t from, LLVMBasicBlockRef res
     LLVMValueRef todo = LLVMBuildLoad2(b, L->i32, F->todo, "");
     LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntNE, todo, const_i32(L, 0), ""), next, sweep);
     LLVMPositionBuilderAtEnd(b, next);
-    if (from < F->nwaits && pair_pays(F, from, k)) {
+    if (from < F->nwaits && F->pair_after[from] == k) {
         LLVMBasicBlockRef pair = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "uniform.pair");
         LLVMBasicBlockRef one = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "uniform.one");
         LLVMValueRef rest = LLVMBuildAnd(b, todo, LLVMBuildSub(b, todo, const_i32(L, 1), ""), "");
@@ -900,6 +900,11 @@ static void uniform_step(fn *F, uint32_t k, uint32_t from, LLVMBasicBlockRef res
     warps_apart(F, F->waits[k]->loc.line);
     LLVMPositionBuilderAtEnd(b, again);
     LLVMBuildStore(b, const_i32(L, k + 1), F->sweep_from);
+    if (F->pair_after[k] < F->nwaits) { /* the first warp pairs too */
+        LLVMBuildStore(b, all_warps(F), F->todo);
+        LLVMBuildBr(b, F->uniform_check[F->pair_after[k]]);
+        return;
+    }
     pop_warp(F, all_warps(F));
     LLVMBuildBr(b, restore_k);
 }
@@ -1168,6 +1173,18 @@ uint32_t resume_finish(fn *F)
     for (uint32_t k = 0; k < F->nwaits; k++)
         if (F->wait_save[k])
             conv_restore[k] = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "restore.conv.plain");
+    F->uniform_check = calloc(F->nwaits + 1, sizeof *F->uniform_check);
+    F->pair_after = malloc((F->nwaits + 1) * sizeof *F->pair_after);
+    if (!F->uniform_check || !F->pair_after)
+        abort(); /* lowering has no partial-failure path */
+    for (uint32_t k = 0; k < F->nwaits; k++) {
+        F->pair_after[k] = UINT32_MAX;
+        if (uniform && F->wait_save[k])
+            F->uniform_check[k] = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "uniform.check");
+    }
+    for (uint32_t k = 0; uniform && k < F->nwaits; k++)
+        if (F->wait_save[k] && from[k] < F->nwaits && pair_pays(F, from[k], k))
+            F->pair_after[from[k]] = k;
     for (uint32_t k = 0; k < F->nwaits; k++)
         if (F->wait_save[k])
             emit_converged_save(F, k, regs, nregs, from[k], from[k] < F->nwaits ? conv_restore[from[k]] : NULL,
@@ -1186,6 +1203,8 @@ uint32_t resume_finish(fn *F)
     }
     free(conv_restore);
     free(from);
+    free(F->uniform_check);
+    free(F->pair_after);
     LLVMPositionBuilderAtEnd(L->b, generic);
     move_state(F, false);
     move_registers(F, regs, nregs, false, UINT32_MAX);
