@@ -781,7 +781,9 @@ static void hand_over(fn *F, uint32_t j, LLVMBasicBlockRef restore_j)
  * any frame store and LLVM's scheduler interleaves four chains (the second
  * warp is the first's successor, which LLVM sees as another frame). */
 
-enum { PAIR_MAX = 256 }; /* instructions of a paired block: its code is emitted twice more */
+/* A paired block has at most PAIR_MAX instructions (its code is emitted
+ * GROUP_MAX times more); four warps at a time ran SGEMM no faster. */
+enum { PAIR_MAX = 256, GROUP_MAX = 2 };
 
 /* The statements of block b: [*first, *end). */
 static void block_range(fn *F, uint32_t b, uint32_t *first, uint32_t *end)
@@ -819,39 +821,42 @@ static bool pair_pays(fn *F, uint32_t j, uint32_t k)
 
 /* The region of pair_pays(j, k) for the sweep's next two warps (todo: two
  * or more, contiguous, as a uniform sweep pops them), then on to `check`. */
-static void run_pair(fn *F, uint32_t j, uint32_t k, const saved_reg *r, uint32_t n, LLVMValueRef todo,
-                     LLVMBasicBlockRef check)
+static void run_group(fn *F, uint32_t j, uint32_t k, const saved_reg *r, uint32_t n, LLVMValueRef todo,
+                      LLVMBasicBlockRef check, uint32_t count)
 {
     lw *L = F->L;
     LLVMBuilderRef b = L->b;
     uint32_t blk = F->wait_next[j], after = F->wait_next[k], first, end, cur = F->cur_block;
     block_range(F, blk, &first, &end);
     LLVMTypeRef i32t = L->i32;
-    LLVMValueRef w[2];
+    LLVMValueRef w[GROUP_MAX];
     w[0] = call_intrinsic(L, "llvm.cttz", &i32t, 1, (LLVMValueRef[]){todo, LLVMConstInt(L->i1, 1, false)}, 2);
-    w[1] = LLVMBuildNUWAdd(b, w[0], const_i32(L, 1), "");
-    LLVMBuildStore(b, LLVMBuildAnd(b, todo, LLVMBuildNot(b, LLVMBuildShl(b, const_i32(L, 3), w[0], ""), ""), ""),
-                   F->todo);
-    LLVMValueRef mask = F->mask, converged = F->converged, *kept = calloc(n ? n : 1, sizeof *kept);
+    for (uint32_t g = 1; g < count; g++)
+        w[g] = LLVMBuildNUWAdd(b, w[0], const_i32(L, g), "");
+    LLVMValueRef taken = LLVMBuildShl(b, const_i32(L, (1u << count) - 1), w[0], "");
+    LLVMBuildStore(b, LLVMBuildAnd(b, todo, LLVMBuildNot(b, taken, ""), ""), F->todo);
+    LLVMValueRef mask = F->mask, converged = F->converged, *kept = calloc((n ? n : 1) * count, sizeof *kept);
     if (!kept)
         abort(); /* lowering has no partial-failure path */
-    for (int pass = 0; pass < 2; pass++) {
-        LLVMBuildStore(b, w[pass], F->loop_warp);
+    for (uint32_t g = 0; g < count; g++) {
+        LLVMBuildStore(b, w[g], F->loop_warp);
         move_converged_state(F, false);
         move_registers(F, r, n, false, blk);
         rematerialize(F);
         F->cur_block = blk;
         F->converged = LLVMConstInt(L->i1, 1, false);
         lower_stmts(F, first, end, LLVMConstAllOnes(vec_of(L->i1)));
-        for (uint32_t i = 0; !pass && i < n; i++)
+        for (uint32_t i = 0; g + 1 < count && i < n; i++)
             if (reg_live_in(F, after, r[i].var, r[i].elem))
-                kept[i] = LLVMBuildLoad2(b, r[i].slot->type, r[i].slot->alloca, "");
+                kept[g * n + i] = LLVMBuildLoad2(b, r[i].slot->type, r[i].slot->alloca, "");
     }
-    LLVMBuildStore(b, w[0], F->loop_warp);
-    for (uint32_t i = 0; i < n; i++)
-        if (kept[i])
-            store_value(F, kept[i], r[i].slot->type, r[i].off);
-    LLVMBuildStore(b, w[1], F->loop_warp);
+    for (uint32_t g = 0; g + 1 < count; g++) {
+        LLVMBuildStore(b, w[g], F->loop_warp);
+        for (uint32_t i = 0; i < n; i++)
+            if (kept[g * n + i])
+                store_value(F, kept[g * n + i], r[i].slot->type, r[i].off);
+    }
+    LLVMBuildStore(b, w[count - 1], F->loop_warp);
     move_registers(F, r, n, true, after);
     free(kept);
     F->mask = mask;
@@ -881,13 +886,16 @@ static void uniform_step(fn *F, uint32_t k, uint32_t from, LLVMBasicBlockRef res
     LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntNE, todo, const_i32(L, 0), ""), next, sweep);
     LLVMPositionBuilderAtEnd(b, next);
     if (from < F->nwaits && F->pair_after[from] == k) {
-        LLVMBasicBlockRef pair = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "uniform.pair");
-        LLVMBasicBlockRef one = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "uniform.one");
-        LLVMValueRef rest = LLVMBuildAnd(b, todo, LLVMBuildSub(b, todo, const_i32(L, 1), ""), "");
-        LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntNE, rest, const_i32(L, 0), ""), pair, one);
-        LLVMPositionBuilderAtEnd(b, pair);
-        run_pair(F, from, k, r, n, todo, check);
-        LLVMPositionBuilderAtEnd(b, one);
+        LLVMTypeRef i32t = L->i32;
+        LLVMValueRef count = call_intrinsic(L, "llvm.ctpop", &i32t, 1, &todo, 1);
+        for (uint32_t g = GROUP_MAX; g >= 2; g /= 2) {
+            LLVMBasicBlockRef group = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "uniform.group");
+            LLVMBasicBlockRef fewer = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "uniform.fewer");
+            LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntUGE, count, const_i32(L, g), ""), group, fewer);
+            LLVMPositionBuilderAtEnd(b, group);
+            run_group(F, from, k, r, n, todo, check, g);
+            LLVMPositionBuilderAtEnd(b, fewer);
+        }
     }
     pop_warp(F, todo);
     LLVMBuildBr(b, from < F->nwaits ? restore_from : F->warp_top);
