@@ -522,7 +522,7 @@ static void partition(fn *F)
     }
 }
 
-static LLVMValueRef guard_mask(fn *F, const ptx_instr *in)
+LLVMValueRef guard_mask(fn *F, const ptx_instr *in)
 {
     if (!in->has_guard)
         return F->mask;

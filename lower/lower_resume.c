@@ -797,15 +797,18 @@ static void block_range(fn *F, uint32_t b, uint32_t *first, uint32_t *end)
         }
 }
 
-/* Whether the region from converged wait j's resume point to barrier k is
- * that point's block alone, plain and straight, falling into k's. */
-static bool pair_pays(fn *F, uint32_t j, uint32_t k)
+/* A region a group of warps runs in one stretch: block x, and where x
+ * ends in an if-split (the tree reduction's `if (tid < s)`), the body y
+ * its branch skips to the join; the last block falls into the barrier's. */
+typedef struct group_region {
+    uint32_t x_first, x_end, y_first, y_end;
+    const ptx_instr *split; /* x's branch over y, or NULL */
+} group_region;
+
+/* Adds the instructions of statements [first, end) to *size; false if one
+ * is not plain (a declaration, branch, sync point, call or barrier). */
+static bool plain_range(fn *F, uint32_t first, uint32_t end, uint32_t *size)
 {
-    uint32_t blk = F->wait_next[j], first, end, size = 0;
-    if (F->carry || blk >= F->nblocks || F->next_block[blk] != F->wait_block[k] || F->park_block[blk] ||
-        F->sync_block[blk])
-        return false;
-    block_range(F, blk, &first, &end);
     for (uint32_t i = first; i < end; i++) {
         const ptx_stmt *st = &F->f->body[i];
         if (st->kind == PTX_STMT_VAR || (st->kind == PTX_STMT_INSTR && is_terminator(st)))
@@ -814,9 +817,66 @@ static bool pair_pays(fn *F, uint32_t j, uint32_t k)
             continue;
         if (is_sync_point(st->instr) || st->instr->op == PTX_OP_CALL || (ptx_op_effects(st->instr->op) & E_SYNC))
             return false;
-        size++;
+        (*size)++;
     }
-    return size && size <= PAIR_MAX;
+    return true;
+}
+
+/* Whether the region from converged wait j's resume point to barrier k is
+ * such a region (*g: its statements). */
+static bool group_region_of(fn *F, uint32_t j, uint32_t k, group_region *g)
+{
+    uint32_t x = F->wait_next[j], size = 0;
+    if (F->carry || x >= F->nblocks || F->park_block[x] || F->sync_block[x])
+        return false;
+    block_range(F, x, &g->x_first, &g->x_end);
+    g->split = NULL;
+    g->y_first = g->y_end = 0;
+    uint32_t last = g->x_end;
+    while (last > g->x_first && F->f->body[last - 1].kind != PTX_STMT_INSTR)
+        last--;
+    const ptx_stmt *term = last > g->x_first ? &F->f->body[last - 1] : NULL;
+    if (term && is_terminator(term)) {
+        const ptx_instr *in = term->instr;
+        if (in->op != PTX_OP_BRA || !in->has_guard || !F->if_join || !branch_skips_if_body(F, last - 1))
+            return false;
+        uint32_t y = F->next_block[x], join = F->block_of_stmt[in->opds[0].label];
+        if (join != F->wait_block[k] || F->next_block[y] != join || F->park_block[y] || F->sync_block[y])
+            return false;
+        block_range(F, y, &g->y_first, &g->y_end);
+        if (!plain_range(F, g->y_first, g->y_end, &size))
+            return false;
+        g->split = in;
+        g->x_end = last - 1;
+    } else if (F->next_block[x] != F->wait_block[k]) {
+        return false;
+    }
+    return plain_range(F, g->x_first, g->x_end, &size) && size && size <= PAIR_MAX;
+}
+
+static bool pair_pays(fn *F, uint32_t j, uint32_t k)
+{
+    group_region g;
+    return group_region_of(F, j, k, &g);
+}
+
+/* The if-body of a group region for the lanes that do not branch, when
+ * there are any: masked-off lanes of a skipped body could read past the
+ * shared window (`s[tid + 128]`), where a masked access costs a microcode
+ * assist on the guard page. */
+static void lower_if_body(fn *F, const group_region *g)
+{
+    lw *L = F->L;
+    LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "group.body");
+    LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "group.join");
+    F->mask = LLVMConstAllOnes(vec_of(L->i1));
+    LLVMValueRef lanes = LLVMBuildNot(L->b, guard_mask(F, g->split), "body.lanes");
+    LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntNE, mask_bits(F, lanes), const_i32(L, 0), ""), body, join);
+    LLVMPositionBuilderAtEnd(L->b, body);
+    F->cur_block = F->block_of_stmt[g->y_first];
+    lower_stmts(F, g->y_first, g->y_end, lanes);
+    LLVMBuildBr(L->b, join);
+    LLVMPositionBuilderAtEnd(L->b, join);
 }
 
 /* The region of pair_pays(j, k) for the sweep's next two warps (todo: two
@@ -826,8 +886,9 @@ static void run_group(fn *F, uint32_t j, uint32_t k, const saved_reg *r, uint32_
 {
     lw *L = F->L;
     LLVMBuilderRef b = L->b;
-    uint32_t blk = F->wait_next[j], after = F->wait_next[k], first, end, cur = F->cur_block;
-    block_range(F, blk, &first, &end);
+    uint32_t blk = F->wait_next[j], after = F->wait_next[k], cur = F->cur_block;
+    group_region reg;
+    group_region_of(F, j, k, &reg);
     LLVMTypeRef i32t = L->i32;
     LLVMValueRef w[GROUP_MAX];
     w[0] = call_intrinsic(L, "llvm.cttz", &i32t, 1, (LLVMValueRef[]){todo, LLVMConstInt(L->i1, 1, false)}, 2);
@@ -845,7 +906,9 @@ static void run_group(fn *F, uint32_t j, uint32_t k, const saved_reg *r, uint32_
         rematerialize(F);
         F->cur_block = blk;
         F->converged = LLVMConstInt(L->i1, 1, false);
-        lower_stmts(F, first, end, LLVMConstAllOnes(vec_of(L->i1)));
+        lower_stmts(F, reg.x_first, reg.x_end, LLVMConstAllOnes(vec_of(L->i1)));
+        if (reg.split)
+            lower_if_body(F, &reg);
         for (uint32_t i = 0; g + 1 < count && i < n; i++)
             if (reg_live_in(F, after, r[i].var, r[i].elem))
                 kept[g * n + i] = LLVMBuildLoad2(b, r[i].slot->type, r[i].slot->alloca, "");

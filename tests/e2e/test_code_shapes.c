@@ -568,6 +568,23 @@ static const char uniform_src[] = HEADER
     /* acc = 3 acc + s[(t + 1) % n] + s[(t + 5) % n] per round, s[t] = 3t + i
      * written before the first barrier: the block between the barriers is
      * straight (run two warps at a time) */
+    /* three levels of a tree, unrolled: if ((t % 2s) == 0 && t + s < n)
+     * s[t] += s[t + s] between barriers (if-split regions, run two warps at
+     * a time), then out[t] = s[t] */
+#define SPLIT_LEVEL(sft, step, label)                                                             \
+    "  rem.u32 %r10, %r1, " sft "; add.s32 %r11, %r1, " step "; setp.ne.u32 %p1, %r10, 0;\n"         \
+    "  setp.ge.u32 %p2, %r11, %r2; or.pred %p3, %p1, %p2; @%p3 bra " label ";\n"                   \
+    "  ld.shared.u32 %r12, [%r6]; ld.shared.u32 %r13, [%r6+" step "*4]; add.s32 %r12, %r12, %r13;\n" \
+    "  st.shared.u32 [%r6], %r12;\n" label ":\n  bar.sync 0;\n"
+    ".visible .entry split_regions(.param .u64 in, .param .u64 out)\n{\n"
+    "  .reg .pred %p<4>; .reg .b32 %r<16>; .reg .b64 %rd<6>;\n"
+    "  .shared .align 4 .b8 sh[4096];\n"
+    "  ld.param.u64 %rd1, [in]; ld.param.u64 %rd4, [out]; mov.u32 %r1, %tid.x; mov.u32 %r2, %ntid.x;\n"
+    "  mul.wide.u32 %rd2, %r1, 4; add.s64 %rd3, %rd1, %rd2; ld.global.u32 %r5, [%rd3];\n"
+    "  mov.u32 %r4, sh; shl.b32 %r3, %r1, 2; add.s32 %r6, %r4, %r3; st.shared.u32 [%r6], %r5; bar.sync 0;\n"
+    SPLIT_LEVEL("2", "1", "J1") SPLIT_LEVEL("4", "2", "J2") SPLIT_LEVEL("8", "4", "J3")
+    "  ld.shared.u32 %r14, [%r6]; add.s64 %rd5, %rd4, %rd2; st.global.u32 [%rd5], %r14;\n"
+    "  ret;\n}\n"
     ".visible .entry straight_region(.param .u64 out, .param .u32 rounds)\n{\n"
     "  .reg .pred %p<3>; .reg .b32 %r<24>; .reg .b64 %rd<4>;\n"
     "  .shared .align 4 .b8 sh[4096];\n"
@@ -1353,6 +1370,32 @@ static void test_uniform_barriers_straight(void **state)
     ptxjit_module_unload(m);
 }
 
+static void test_uniform_barriers_split(void **state)
+{
+    (void)state;
+    ptxjit_module *m;
+    const ptxjit_kernel *k = kernel(uniform_src, "split_regions", &m);
+    static const uint32_t blocks[] = {32, 64, 96, 128, 160, 256, 100};
+    static int32_t in[256];
+    for (int i = 0; i < 256; i++)
+        in[i] = i * 5 % 17 - 6;
+    for (size_t b = 0; b < sizeof blocks / sizeof *blocks; b++) {
+        uint32_t nt = blocks[b];
+        int32_t out[256], want[256];
+        memcpy(want, in, sizeof want);
+        for (uint32_t st = 1; st <= 4; st *= 2)
+            for (uint32_t t = 0; t < nt; t++)
+                if (t % (2 * st) == 0 && t + st < nt)
+                    want[t] += want[t + st];
+        struct { int32_t *in, *out; } p = {in, out};
+        run(k, 2, nt, 1, 1, &p);
+        for (uint32_t t = 0; t < nt; t++)
+            if (out[t] != want[t])
+                fail_msg("block %u: out[%u] = %d, want %d", nt, t, out[t], want[t]);
+    }
+    ptxjit_module_unload(m);
+}
+
 static void test_uniform_barriers_apart(void **state)
 {
     (void)state;
@@ -1392,6 +1435,7 @@ int main(void)
         cmocka_unit_test(test_uniform_barriers_tree),
         cmocka_unit_test(test_uniform_barriers_apart),
         cmocka_unit_test(test_uniform_barriers_straight),
+        cmocka_unit_test(test_uniform_barriers_split),
     };
     return cmocka_run_group_tests(tests, test_ctx_setup, test_ctx_teardown);
 }
