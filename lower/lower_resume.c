@@ -779,7 +779,10 @@ static void hand_over(fn *F, uint32_t j, LLVMBasicBlockRef restore_j)
  * runs such a region for two warps in one stretch of code: restore, block
  * and restore, block, then both saves, so that all frame loads come before
  * any frame store and LLVM's scheduler interleaves four chains (the second
- * warp is the first's successor, which LLVM sees as another frame). */
+ * warp is the first's successor, which LLVM sees as another frame).  A
+ * block that ends in an if-split over a plain body joining at the barrier
+ * (a tree reduction's level) pairs too, its body masked: two warps share
+ * one step of the CTA loop. */
 
 /* A paired block has at most PAIR_MAX instructions (its code is emitted
  * GROUP_MAX times more); four warps at a time ran SGEMM no faster. */
@@ -879,8 +882,9 @@ static void lower_if_body(fn *F, const group_region *g)
     LLVMPositionBuilderAtEnd(L->b, join);
 }
 
-/* The region of pair_pays(j, k) for the sweep's next two warps (todo: two
- * or more, contiguous, as a uniform sweep pops them), then on to `check`. */
+/* The region of pair_pays(j, k) for the sweep's next `count` warps (todo:
+ * that many or more, contiguous, as a uniform sweep pops them), then on
+ * to `check`. */
 static void run_group(fn *F, uint32_t j, uint32_t k, const saved_reg *r, uint32_t n, LLVMValueRef todo,
                       LLVMBasicBlockRef check, uint32_t count)
 {
