@@ -112,6 +112,8 @@ typedef struct fn {
     LLVMValueRef *wait_lanes;    /* resumable: a converged plain wait's lanes (bits), for its frame */
     LLVMBasicBlockRef *uniform_check; /* uniform barriers: each converged wait's CTA-loop step */
     uint32_t *pair_after;        /* uniform barriers: the barrier a resume point's region pairs to (lower_resume.c) */
+    uint32_t entry_group;        /* uniform barriers: the barrier the first block's region pairs to, or UINT32_MAX */
+    LLVMValueRef entry_grouped;  /* uniform barriers: alloca, i1: the CTA's fresh warps went to entry_group */
     const ptx_instr **waits;     /* resumable: the barrier of each resume point */
     uint32_t *wait_next;         /* resumable: the block each resume point continues at */
     LLVMBasicBlockRef *wait_save; /* resumable: a converged plain wait's own save block, else NULL */

@@ -154,6 +154,8 @@ void resume_loop_begin(fn *F)
     LLVMBuildStore(L->b, const_i32(L, 0), F->exited);
     F->sweep_from = entry_alloca(F, L->i32, "sweep.from");
     LLVMBuildStore(L->b, const_i32(L, 0), F->sweep_from);
+    F->entry_grouped = entry_alloca(F, L->i1, "entry.grouped");
+    LLVMBuildStore(L->b, LLVMConstInt(L->i1, 0, false), F->entry_grouped);
     LLVMBuildStore(L->b, const_i32(L, SWEEP_NONE), F->sweep_bar);
     LLVMBuildStore(L->b, LLVMConstInt(L->i1, 1, false), F->sweep_ok);
     LLVMBuildStore(L->b, LLVMConstInt(L->i1, 0, false), F->sweep_live);
@@ -800,99 +802,157 @@ static void block_range(fn *F, uint32_t b, uint32_t *first, uint32_t *end)
         }
 }
 
-/* A region a group of warps runs in one stretch: block x, and where x
- * ends in an if-split (the tree reduction's `if (tid < s)`), the body y
- * its branch skips to the join; the last block falls into the barrier's. */
+/* A region a group of warps runs in one stretch: a chain of blocks, each
+ * falling into the next or ending in an if-split (the tree reduction's
+ * `if (tid < s)`, a bounds check around a load) over a body y to the next
+ * block, the join; the last one reaches the barrier's block.  A warp runs
+ * each block of the chain with all 32 lanes (uniform barriers: converged
+ * with full lanes after a barrier, and the if-bodies rejoin), so warp
+ * collectives may lie there (the shuffle reduction's butterfly), not in
+ * the bodies. */
+enum { GROUP_SEGMENTS = 8 };
 typedef struct group_region {
-    uint32_t x_first, x_end, y_first, y_end;
-    const ptx_instr *split; /* x's branch over y, or NULL */
+    uint32_t n;
+    struct {
+        uint32_t x_first, x_end, y_first, y_end;
+        const ptx_instr *split; /* x's branch over y, or NULL */
+    } seg[GROUP_SEGMENTS];
 } group_region;
 
 /* Adds the instructions of statements [first, end) to *size; false if one
- * is not plain (a declaration, branch, sync point, call or barrier). */
-static bool plain_range(fn *F, uint32_t first, uint32_t end, uint32_t *size)
+ * is not plain (a branch, call, barrier, or a warp collective where not
+ * all 32 lanes may run it: !whole). */
+static bool plain_range(fn *F, uint32_t first, uint32_t end, uint32_t *size, bool whole)
 {
     for (uint32_t i = first; i < end; i++) {
         const ptx_stmt *st = &F->f->body[i];
-        if (st->kind == PTX_STMT_VAR || (st->kind == PTX_STMT_INSTR && is_terminator(st)))
-            return false;
-        if (st->kind != PTX_STMT_INSTR)
+        if (st->kind != PTX_STMT_INSTR) /* declarations: the block's first lowering made them */
             continue;
-        if (is_sync_point(st->instr) || st->instr->op == PTX_OP_CALL || (ptx_op_effects(st->instr->op) & E_SYNC))
+        if (is_terminator(st))
+            return false;
+        if ((is_sync_point(st->instr) && !whole) || st->instr->op == PTX_OP_CALL ||
+            (ptx_op_effects(st->instr->op) & E_SYNC))
             return false;
         (*size)++;
     }
     return true;
 }
 
-/* Whether the region from converged wait j's resume point to barrier k is
- * such a region (*g: its statements). */
-static bool group_region_of(fn *F, uint32_t j, uint32_t k, group_region *g)
+/* Whether the region from block x to barrier k is such a region (*g:
+ * its statements). */
+static bool group_region_at(fn *F, uint32_t x, uint32_t k, group_region *g)
 {
-    uint32_t x = F->wait_next[j], size = 0;
-    if (F->carry || x >= F->nblocks || F->park_block[x] || F->sync_block[x])
+    uint32_t size = 0;
+    if (F->carry)
         return false;
-    block_range(F, x, &g->x_first, &g->x_end);
-    g->split = NULL;
-    g->y_first = g->y_end = 0;
-    uint32_t last = g->x_end;
-    while (last > g->x_first && F->f->body[last - 1].kind != PTX_STMT_INSTR)
-        last--;
-    const ptx_stmt *term = last > g->x_first ? &F->f->body[last - 1] : NULL;
-    if (term && is_terminator(term)) {
-        const ptx_instr *in = term->instr;
-        if (in->op != PTX_OP_BRA || !in->has_guard || !F->if_join || !branch_skips_if_body(F, last - 1))
+    for (g->n = 0; x != F->wait_block[k]; g->n++) {
+        if (g->n == GROUP_SEGMENTS || x >= F->nblocks || F->park_block[x])
             return false;
-        uint32_t y = F->next_block[x], join = F->block_of_stmt[in->opds[0].label];
-        if (join != F->wait_block[k] || F->next_block[y] != join || F->park_block[y] || F->sync_block[y])
+        uint32_t first, end, last;
+        block_range(F, x, &first, &end);
+        for (last = end; last > first && F->f->body[last - 1].kind != PTX_STMT_INSTR;)
+            last--;
+        g->seg[g->n].x_first = first;
+        g->seg[g->n].x_end = end;
+        g->seg[g->n].y_first = g->seg[g->n].y_end = 0;
+        g->seg[g->n].split = NULL;
+        const ptx_stmt *term = last > first ? &F->f->body[last - 1] : NULL;
+        if (term && is_terminator(term)) {
+            const ptx_instr *in = term->instr;
+            if (in->op != PTX_OP_BRA || !in->has_guard || !F->if_join || !branch_skips_if_body(F, last - 1))
+                return false;
+            uint32_t y = F->next_block[x], join = F->block_of_stmt[in->opds[0].label];
+            if (F->next_block[y] != join || F->park_block[y] || F->sync_block[y])
+                return false;
+            block_range(F, y, &g->seg[g->n].y_first, &g->seg[g->n].y_end);
+            if (!plain_range(F, g->seg[g->n].y_first, g->seg[g->n].y_end, &size, false))
+                return false;
+            g->seg[g->n].split = in;
+            g->seg[g->n].x_end = last - 1;
+            x = join;
+        } else {
+            x = F->next_block[x];
+        }
+        if (!plain_range(F, g->seg[g->n].x_first, g->seg[g->n].x_end, &size, true)) /* all 32 lanes here */
             return false;
-        block_range(F, y, &g->y_first, &g->y_end);
-        if (!plain_range(F, g->y_first, g->y_end, &size))
-            return false;
-        g->split = in;
-        g->x_end = last - 1;
-    } else if (F->next_block[x] != F->wait_block[k]) {
-        return false;
     }
-    return plain_range(F, g->x_first, g->x_end, &size) && size && size <= PAIR_MAX;
+    return g->n && size && size <= PAIR_MAX;
 }
 
 static bool pair_pays(fn *F, uint32_t j, uint32_t k)
 {
     group_region g;
-    return group_region_of(F, j, k, &g);
+    return group_region_at(F, F->wait_next[j], k, &g);
+}
+
+/* The barrier whose region starts at the kernel's first block, when a
+ * group of fresh warps may run it (the shuffle reduction's loads and
+ * butterflies): the only barrier reached from block 0, reached from no
+ * resume point, block 0 no resume point's; else UINT32_MAX. */
+static uint32_t entry_group_barrier(fn *F)
+{
+    uint32_t nb = F->nblocks, found = UINT32_MAX, k0 = UINT32_MAX;
+    const ptx_instr **last = last_instrs(F);
+    uint8_t *barrier = barrier_blocks(F), *reach = calloc(nb, 1);
+    if (!reach)
+        abort(); /* lowering has no partial-failure path */
+    barriers_reached(F, 0, last, barrier, reach);
+    for (uint32_t b = 0; b < nb; b++)
+        if (reach[b])
+            found = found == UINT32_MAX ? b : UINT32_MAX - 1;
+    for (uint32_t k = 0; found < nb && k < F->nwaits; k++)
+        if (F->wait_save[k] && F->wait_block[k] == found)
+            k0 = k;
+    for (uint32_t j = 0; k0 < F->nwaits && j < F->nwaits; j++) {
+        if (F->wait_next[j] == 0) {
+            k0 = UINT32_MAX;
+            break;
+        }
+        if (F->wait_next[j] >= nb)
+            continue;
+        memset(reach, 0, nb);
+        barriers_reached(F, F->wait_next[j], last, barrier, reach);
+        if (reach[found])
+            k0 = UINT32_MAX;
+    }
+    group_region g;
+    if (k0 < F->nwaits && !group_region_at(F, 0, k0, &g))
+        k0 = UINT32_MAX;
+    free(last), free(barrier), free(reach);
+    return k0;
 }
 
 /* The if-body of a group region for the lanes that do not branch, when
  * there are any: masked-off lanes of a skipped body could read past the
  * shared window (`s[tid + 128]`), where a masked access costs a microcode
  * assist on the guard page. */
-static void lower_if_body(fn *F, const group_region *g)
+static void lower_if_body(fn *F, uint32_t y_first, uint32_t y_end, const ptx_instr *split)
 {
     lw *L = F->L;
     LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "group.body");
     LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "group.join");
     F->mask = LLVMConstAllOnes(vec_of(L->i1));
-    LLVMValueRef lanes = LLVMBuildNot(L->b, guard_mask(F, g->split), "body.lanes");
+    LLVMValueRef lanes = LLVMBuildNot(L->b, guard_mask(F, split), "body.lanes");
     LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntNE, mask_bits(F, lanes), const_i32(L, 0), ""), body, join);
     LLVMPositionBuilderAtEnd(L->b, body);
-    F->cur_block = F->block_of_stmt[g->y_first];
-    lower_stmts(F, g->y_first, g->y_end, lanes);
+    F->cur_block = F->block_of_stmt[y_first];
+    lower_stmts(F, y_first, y_end, lanes);
     LLVMBuildBr(L->b, join);
     LLVMPositionBuilderAtEnd(L->b, join);
 }
 
-/* The region of pair_pays(j, k) for the sweep's next `count` warps (todo:
- * that many or more, contiguous, as a uniform sweep pops them), then on
- * to `check`. */
-static void run_group(fn *F, uint32_t j, uint32_t k, const saved_reg *r, uint32_t n, LLVMValueRef todo,
-                      LLVMBasicBlockRef check, uint32_t count)
+/* The group region from block blk to barrier k for the sweep's next
+ * `count` warps (todo: that many or more, contiguous, as a uniform sweep
+ * pops them; fresh: they start there, nothing to restore), then on to
+ * `check`. */
+static void run_group(fn *F, uint32_t blk, uint32_t k, const saved_reg *r, uint32_t n, LLVMValueRef todo,
+                      LLVMBasicBlockRef check, uint32_t count, bool fresh)
 {
     lw *L = F->L;
     LLVMBuilderRef b = L->b;
-    uint32_t blk = F->wait_next[j], after = F->wait_next[k], cur = F->cur_block;
+    uint32_t after = F->wait_next[k], cur = F->cur_block;
     group_region reg;
-    group_region_of(F, j, k, &reg);
+    group_region_at(F, blk, k, &reg);
     LLVMTypeRef i32t = L->i32;
     LLVMValueRef w[GROUP_MAX];
     w[0] = call_intrinsic(L, "llvm.cttz", &i32t, 1, (LLVMValueRef[]){todo, LLVMConstInt(L->i1, 1, false)}, 2);
@@ -906,13 +966,16 @@ static void run_group(fn *F, uint32_t j, uint32_t k, const saved_reg *r, uint32_
     for (uint32_t g = 0; g < count; g++) {
         LLVMBuildStore(b, w[g], F->loop_warp);
         move_converged_state(F, false);
-        move_registers(F, r, n, false, blk);
+        if (!fresh)
+            move_registers(F, r, n, false, blk);
         rematerialize(F);
-        F->cur_block = blk;
         F->converged = LLVMConstInt(L->i1, 1, false);
-        lower_stmts(F, reg.x_first, reg.x_end, LLVMConstAllOnes(vec_of(L->i1)));
-        if (reg.split)
-            lower_if_body(F, &reg);
+        for (uint32_t sg = 0; sg < reg.n; sg++) {
+            F->cur_block = F->block_of_stmt[reg.seg[sg].x_first];
+            lower_stmts(F, reg.seg[sg].x_first, reg.seg[sg].x_end, LLVMConstAllOnes(vec_of(L->i1)));
+            if (reg.seg[sg].split)
+                lower_if_body(F, reg.seg[sg].y_first, reg.seg[sg].y_end, reg.seg[sg].split);
+        }
         for (uint32_t i = 0; g + 1 < count && i < n; i++)
             if (reg_live_in(F, after, r[i].var, r[i].elem))
                 kept[g * n + i] = LLVMBuildLoad2(b, r[i].slot->type, r[i].slot->alloca, "");
@@ -952,7 +1015,8 @@ static void uniform_step(fn *F, uint32_t k, uint32_t from, LLVMBasicBlockRef res
     LLVMValueRef todo = LLVMBuildLoad2(b, L->i32, F->todo, "");
     LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntNE, todo, const_i32(L, 0), ""), next, sweep);
     LLVMPositionBuilderAtEnd(b, next);
-    if (from < F->nwaits && F->pair_after[from] == k) {
+    bool entry = F->entry_group == k;
+    if ((from < F->nwaits && F->pair_after[from] == k) || entry) {
         LLVMTypeRef i32t = L->i32;
         LLVMValueRef count = call_intrinsic(L, "llvm.ctpop", &i32t, 1, &todo, 1);
         for (uint32_t g = GROUP_MAX; g >= 2; g /= 2) {
@@ -960,7 +1024,7 @@ static void uniform_step(fn *F, uint32_t k, uint32_t from, LLVMBasicBlockRef res
             LLVMBasicBlockRef fewer = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "uniform.fewer");
             LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntUGE, count, const_i32(L, g), ""), group, fewer);
             LLVMPositionBuilderAtEnd(b, group);
-            run_group(F, from, k, r, n, todo, check, g);
+            run_group(F, entry ? 0 : F->wait_next[from], k, r, n, todo, check, g, entry);
             LLVMPositionBuilderAtEnd(b, fewer);
         }
     }
@@ -1174,6 +1238,25 @@ static void emit_converged_restore(fn *F, uint32_t k, const saved_reg *r, uint32
     enter_after_wait(F, lanes, next);
 }
 
+/* A warp that starts at the kernel's first block: the CTA's first one
+ * takes every warp to the first block's group region (entry_group), the
+ * others (left over from it) go there alone. */
+static void emit_fresh_start(fn *F, LLVMBasicBlockRef fresh)
+{
+    lw *L = F->L;
+    LLVMPositionBuilderAtEnd(L->b, fresh);
+    if (F->entry_group >= F->nwaits) {
+        LLVMBuildBr(L->b, F->resume_start);
+        return;
+    }
+    LLVMBasicBlockRef group = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "entry.group");
+    LLVMBuildCondBr(L->b, LLVMBuildLoad2(L->b, L->i1, F->entry_grouped, ""), F->resume_start, group);
+    LLVMPositionBuilderAtEnd(L->b, group);
+    LLVMBuildStore(L->b, LLVMConstInt(L->i1, 1, false), F->entry_grouped);
+    LLVMBuildStore(L->b, all_warps(F), F->todo);
+    LLVMBuildBr(L->b, F->uniform_check[F->entry_group]);
+}
+
 /* The resume point of the warp a call starts with uniform barriers: the
  * sweep's in a CTA loop, else the frame's (by branches: as a select the
  * frame was loaded in the CTA loop too). */
@@ -1217,7 +1300,8 @@ uint32_t resume_finish(fn *F)
      * warps wait where the sweep started, and their frames are not kept */
     LLVMPositionBuilderAtEnd(L->b, F->resume_pick);
     LLVMValueRef r = uniform ? resume_point_uniform(F) : frame_load(F, PTXJIT_FRAME_RESUME, L->i32);
-    LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntNE, r, const_i32(L, 0), ""), F->restore, F->resume_start);
+    LLVMBasicBlockRef fresh = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "resume.fresh");
+    LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntNE, r, const_i32(L, 0), ""), F->restore, fresh);
     LLVMPositionBuilderAtEnd(L->b, F->save);
     if (uniform) { /* a generic wait: not in a CTA loop of uniform barriers */
         LLVMBasicBlockRef ok = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "save.general");
@@ -1260,6 +1344,8 @@ uint32_t resume_finish(fn *F)
     for (uint32_t k = 0; uniform && k < F->nwaits; k++)
         if (F->wait_save[k] && from[k] < F->nwaits && pair_pays(F, from[k], k))
             F->pair_after[from[k]] = k;
+    F->entry_group = uniform ? entry_group_barrier(F) : UINT32_MAX;
+    emit_fresh_start(F, fresh);
     for (uint32_t k = 0; k < F->nwaits; k++)
         if (F->wait_save[k])
             emit_converged_save(F, k, regs, nregs, from[k], from[k] < F->nwaits ? conv_restore[from[k]] : NULL,

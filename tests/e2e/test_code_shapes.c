@@ -585,6 +585,29 @@ static const char uniform_src[] = HEADER
     SPLIT_LEVEL("2", "1", "J1") SPLIT_LEVEL("4", "2", "J2") SPLIT_LEVEL("8", "4", "J3")
     "  ld.shared.u32 %r14, [%r6]; add.s64 %rd5, %rd4, %rd2; st.global.u32 [%rd5], %r14;\n"
     "  ret;\n}\n"
+    /* out[ctaid] = the sum of the block's in[gid < n]: a warp sums by
+     * shuffles, lane 0 stores it, and after the barrier thread 0 adds the
+     * warps' sums (the region before the barrier: a chain of if-splits and
+     * warp collectives from the first block, run two warps at a time) */
+#define SHFL_STEP(d) "  shfl.sync.down.b32 %r6, %r5, " d ", 31, -1; add.s32 %r5, %r5, %r6;\n"
+    ".visible .entry shfl_sum(.param .u64 in, .param .u64 out, .param .u32 n)\n{\n"
+    "  .reg .pred %p<4>; .reg .b32 %r<20>; .reg .b64 %rd<8>;\n"
+    "  .shared .align 4 .b8 sums[128];\n"
+    "  ld.param.u64 %rd1, [in]; ld.param.u64 %rd2, [out]; ld.param.u32 %r12, [n];\n"
+    "  mov.u32 %r1, %tid.x; mov.u32 %r2, %ctaid.x; mov.u32 %r3, %ntid.x; mad.lo.s32 %r4, %r2, %r3, %r1;\n"
+    "  mov.u32 %r5, 0; setp.ge.u32 %p1, %r4, %r12; @%p1 bra L1;\n"
+    "  mul.wide.u32 %rd3, %r4, 4; add.s64 %rd4, %rd1, %rd3; ld.global.u32 %r5, [%rd4];\n"
+    "L1:\n" SHFL_STEP("16") SHFL_STEP("8") SHFL_STEP("4") SHFL_STEP("2") SHFL_STEP("1")
+    "  and.b32 %r7, %r1, 31; setp.ne.u32 %p2, %r7, 0; @%p2 bra L2;\n"
+    "  shr.u32 %r8, %r1, 5; shl.b32 %r9, %r8, 2; mov.u32 %r10, sums; add.s32 %r11, %r10, %r9;\n"
+    "  st.shared.u32 [%r11], %r5;\n"
+    "L2:\n  bar.sync 0; setp.ne.u32 %p3, %r1, 0; @%p3 bra END;\n"
+    "  add.s32 %r13, %r3, 31; shr.u32 %r13, %r13, 5; mov.u32 %r14, 0; mov.u32 %r15, sums;\n"
+    "SUM:\n"
+    "  ld.shared.u32 %r16, [%r15]; add.s32 %r14, %r14, %r16; add.s32 %r15, %r15, 4; sub.s32 %r13, %r13, 1;\n"
+    "  setp.ne.u32 %p1, %r13, 0; @%p1 bra SUM;\n"
+    "  mul.wide.u32 %rd5, %r2, 4; add.s64 %rd6, %rd2, %rd5; st.global.u32 [%rd6], %r14;\n"
+    "END:\n  ret;\n}\n"
     ".visible .entry straight_region(.param .u64 out, .param .u32 rounds)\n{\n"
     "  .reg .pred %p<3>; .reg .b32 %r<24>; .reg .b64 %rd<4>;\n"
     "  .shared .align 4 .b8 sh[4096];\n"
@@ -1396,6 +1419,33 @@ static void test_uniform_barriers_split(void **state)
     ptxjit_module_unload(m);
 }
 
+static void test_uniform_barriers_entry(void **state)
+{
+    (void)state;
+    ptxjit_module *m;
+    const ptxjit_kernel *k = kernel(uniform_src, "shfl_sum", &m);
+    enum { CTAS = 3 };
+    /* whole warps only: a full member mask in a partial warp is undefined */
+    static const uint32_t blocks[] = {32, 64, 96, 128, 256, 1024};
+    static int32_t in[CTAS * 1024];
+    for (int i = 0; i < CTAS * 1024; i++)
+        in[i] = i * 11 % 23 - 9;
+    for (size_t b = 0; b < sizeof blocks / sizeof *blocks; b++) {
+        uint32_t nt = blocks[b], n = CTAS * nt - nt / 3; /* the last block partly out of range */
+        int32_t out[CTAS];
+        struct { int32_t *in, *out; uint32_t n; } p = {in, out, n};
+        run(k, CTAS, nt, 1, 1, &p);
+        for (uint32_t c = 0; c < CTAS; c++) {
+            int32_t want = 0;
+            for (uint32_t t = 0; t < nt; t++)
+                want += c * nt + t < n ? in[c * nt + t] : 0;
+            if (out[c] != want)
+                fail_msg("block %u: out[%u] = %d, want %d", nt, c, out[c], want);
+        }
+    }
+    ptxjit_module_unload(m);
+}
+
 static void test_uniform_barriers_apart(void **state)
 {
     (void)state;
@@ -1436,6 +1486,7 @@ int main(void)
         cmocka_unit_test(test_uniform_barriers_apart),
         cmocka_unit_test(test_uniform_barriers_straight),
         cmocka_unit_test(test_uniform_barriers_split),
+        cmocka_unit_test(test_uniform_barriers_entry),
     };
     return cmocka_run_group_tests(tests, test_ctx_setup, test_ctx_teardown);
 }
