@@ -416,8 +416,8 @@ bool full_copy_pays(fn *F, uint32_t b, uint32_t first, uint32_t end);
 void lower_block_twice(fn *F, uint32_t first, uint32_t end);
 bool is_terminator(const ptx_stmt *s);
 void forwarding_free(fn *F);
-void lower_instr(fn *F, const ptx_instr *in);
-LLVMValueRef guard_mask(fn *F, const ptx_instr *in); /* the lanes of F->mask that run in */ /* lower.c */
+void lower_instr(fn *F, const ptx_instr *in);        /* lower.c */
+LLVMValueRef guard_mask(fn *F, const ptx_instr *in); /* lower.c: the lanes of F->mask that run in */
 
 /* lower_nan.c: where f32 NaN payloads can be seen (run by analyze_liveness) */
 void analyze_nan(fn *F);

@@ -591,19 +591,16 @@ static void uniform_exit_step(fn *F)
 }
 
 /* After a warp stopped: account for it in the sweep, then the CTA loop's
- * step (emit_cta_step) or back to the runtime. */
+ * step (emit_cta_step) or back to the runtime; with uniform barriers only
+ * exits come here. */
 static void emit_warp_next(fn *F, bool uniform)
 {
     lw *L = F->L;
     LLVMBuilderRef b = L->b;
     LLVMPositionBuilderAtEnd(b, F->warp_next);
     if (uniform) {
-        LLVMBasicBlockRef step = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "uniform.exit");
-        LLVMBasicBlockRef general = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "warp.next.general");
-        LLVMBuildCondBr(b, F->cta_loop, step, general);
-        LLVMPositionBuilderAtEnd(b, step);
         uniform_exit_step(F);
-        LLVMPositionBuilderAtEnd(b, general);
+        return;
     }
     LLVMValueRef code = LLVMBuildLoad2(b, L->i32, F->wait_code, "");
     LLVMValueRef gone = LLVMBuildICmp(b, LLVMIntEQ, code, const_i32(L, (uint32_t)WAIT_EXITED), "");
@@ -1050,8 +1047,8 @@ static void uniform_step(fn *F, uint32_t k, uint32_t from, LLVMBasicBlockRef res
 
 /* A converged warp at plain barrier k (wait_at's fast case): its state and
  * the registers live after the barrier, then the sweep's accounting with
- * the barrier known here.  With uniform barriers, a CTA loop keeps only
- * the registers (uniform_step); the frame is for the runtime's calls. */
+ * the barrier known here.  With uniform barriers the CTA loop keeps only
+ * the registers (uniform_step). */
 static void emit_converged_save(fn *F, uint32_t k, const saved_reg *r, uint32_t n, uint32_t from,
                                 LLVMBasicBlockRef restore_from, LLVMBasicBlockRef restore_k, bool uniform)
 {
@@ -1062,12 +1059,8 @@ static void emit_converged_save(fn *F, uint32_t k, const saved_reg *r, uint32_t 
     if (F->carry)
         move_value(F, F->carry, vec_of(L->i1), FRAME_CARRY, true);
     if (uniform) {
-        LLVMBasicBlockRef step = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "uniform.step");
-        LLVMBasicBlockRef frame = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "save.frame");
-        LLVMBuildCondBr(b, F->cta_loop, step, frame);
-        LLVMPositionBuilderAtEnd(b, step);
         uniform_step(F, k, from, restore_from, restore_k, r, n);
-        LLVMPositionBuilderAtEnd(b, frame);
+        return;
     }
     const ptx_instr *bar = F->waits[k];
     LLVMValueRef code = const_i32(L, bar->nopds ? (uint32_t)bar->opds[0].imm : 0);
@@ -1207,12 +1200,12 @@ static bool splits_before_barriers(fn *F)
  * converged with all its lanes: splits_before_barriers, so every branch
  * that may lead to a barrier but an if-split reads values the whole CTA
  * shares (but %warpid); every barrier is a plain one with a converged
- * wait; no bar.arrive; and lanes_full_at_barriers.  Then a sweep's warps
+ * wait; no bar.arrive; and lanes_full_at_barriers (full).  Then a sweep's warps
  * all start at its first warp's resume point and stop at the barrier it
  * stops at (the tree reduction, the tiled SGEMM). */
-static bool barriers_uniform(fn *F)
+static bool barriers_uniform(fn *F, bool full)
 {
-    if (F->bar_arrives || reads_warpid(F->f) || !lanes_full_at_barriers(F) || !splits_before_barriers(F))
+    if (F->bar_arrives || reads_warpid(F->f) || !full || !splits_before_barriers(F))
         return false;
     for (uint32_t k = 0; k < F->nwaits; k++) {
         bool plain = false;
@@ -1257,60 +1250,11 @@ static void emit_fresh_start(fn *F, LLVMBasicBlockRef fresh)
     LLVMBuildBr(L->b, F->uniform_check[F->entry_group]);
 }
 
-/* The resume point of the warp a call starts with uniform barriers: the
- * sweep's in a CTA loop, else the frame's (by branches: as a select the
- * frame was loaded in the CTA loop too). */
-static LLVMValueRef resume_point_uniform(fn *F)
+/* The save block of general waits: the pc vector unless converged, the
+ * dispatcher's state, every laid-out register; then the CTA loop's step. */
+static void emit_general_save(fn *F, const saved_reg *regs, uint32_t nregs)
 {
     lw *L = F->L;
-    LLVMBasicBlockRef sweep = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "resume.sweep");
-    LLVMBasicBlockRef frame = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "resume.frame");
-    LLVMBasicBlockRef picked = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "resume.picked");
-    LLVMBuildCondBr(L->b, F->cta_loop, sweep, frame);
-    LLVMPositionBuilderAtEnd(L->b, sweep);
-    LLVMValueRef from_sweep = LLVMBuildLoad2(L->b, L->i32, F->sweep_from, "");
-    LLVMBuildBr(L->b, picked);
-    LLVMPositionBuilderAtEnd(L->b, frame);
-    LLVMValueRef from_frame = frame_load(F, PTXJIT_FRAME_RESUME, L->i32);
-    LLVMBuildBr(L->b, picked);
-    LLVMPositionBuilderAtEnd(L->b, picked);
-    LLVMValueRef r = LLVMBuildPhi(L->b, L->i32, "resume");
-    LLVMAddIncoming(r, (LLVMValueRef[]){from_sweep, from_frame}, (LLVMBasicBlockRef[]){sweep, frame}, 2);
-    return r;
-}
-
-/* Fills the save and restore blocks and the CTA loop's step; returns the
- * frame size. */
-uint32_t resume_finish(fn *F)
-{
-    lw *L = F->L;
-    saved_reg *regs;
-    uint32_t nregs, size = layout_registers(F, &regs, &nregs);
-    bool uniform = barriers_uniform(F), full = lanes_full_at_barriers(F);
-    /* The runtime calls single warps only after the CTA loop returned with
-     * warps waiting, which uniform barriers never do: the function is the
-     * CTA loop, and the paths for single warps go (a per-crossing test). */
-    if (uniform) {
-        LLVMReplaceAllUsesWith(F->cta_loop, LLVMConstInt(L->i1, 1, false));
-        F->cta_loop = LLVMConstInt(L->i1, 1, false);
-    }
-    F->cta_more = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "cta.more");
-    F->cta_return = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "cta.return");
-    /* where the warp's call starts: with uniform barriers a CTA loop's
-     * warps wait where the sweep started, and their frames are not kept */
-    LLVMPositionBuilderAtEnd(L->b, F->resume_pick);
-    LLVMValueRef r = uniform ? resume_point_uniform(F) : frame_load(F, PTXJIT_FRAME_RESUME, L->i32);
-    LLVMBasicBlockRef fresh = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "resume.fresh");
-    LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntNE, r, const_i32(L, 0), ""), F->restore, fresh);
-    LLVMPositionBuilderAtEnd(L->b, F->save);
-    if (uniform) { /* a generic wait: not in a CTA loop of uniform barriers */
-        LLVMBasicBlockRef ok = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "save.general");
-        LLVMBasicBlockRef apart = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "save.apart");
-        weighted_branch(L, F->cta_loop, apart, ok, BRANCH_RARE, BRANCH_USUAL);
-        LLVMPositionBuilderAtEnd(L->b, apart);
-        warps_apart(F, 0);
-        LLVMPositionBuilderAtEnd(L->b, ok);
-    }
     LLVMValueRef conv = LLVMBuildLoad2(L->b, L->i1, F->wait_conv, "");
     frame_store(F, FRAME_CONV, LLVMBuildZExt(L->b, conv, L->i32, ""));
     LLVMBasicBlockRef save_pc = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "save.pc");
@@ -1323,6 +1267,37 @@ uint32_t resume_finish(fn *F)
     move_state(F, true);
     move_registers(F, regs, nregs, true, UINT32_MAX);
     LLVMBuildBr(L->b, F->warp_next);
+}
+
+/* Fills the save and restore blocks and the CTA loop's step; returns the
+ * frame size. */
+uint32_t resume_finish(fn *F)
+{
+    lw *L = F->L;
+    saved_reg *regs;
+    uint32_t nregs, size = layout_registers(F, &regs, &nregs);
+    bool full = lanes_full_at_barriers(F), uniform = barriers_uniform(F, full);
+    /* The runtime calls single warps only after the CTA loop returned with
+     * warps waiting, which uniform barriers never do: the function is the
+     * CTA loop, and no path for single warps is emitted. */
+    if (uniform) {
+        LLVMReplaceAllUsesWith(F->cta_loop, LLVMConstInt(L->i1, 1, false));
+        F->cta_loop = LLVMConstInt(L->i1, 1, false);
+    }
+    F->cta_more = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "cta.more");
+    F->cta_return = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "cta.return");
+    /* where the warp's call starts: with uniform barriers the warps wait
+     * where the sweep started, and their frames are not kept */
+    LLVMPositionBuilderAtEnd(L->b, F->resume_pick);
+    LLVMValueRef r = uniform ? LLVMBuildLoad2(L->b, L->i32, F->sweep_from, "")
+                             : frame_load(F, PTXJIT_FRAME_RESUME, L->i32);
+    LLVMBasicBlockRef fresh = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "resume.fresh");
+    LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntNE, r, const_i32(L, 0), ""), F->restore, fresh);
+    LLVMPositionBuilderAtEnd(L->b, F->save);
+    if (uniform) /* a general wait cannot happen there */
+        warps_apart(F, 0);
+    else
+        emit_general_save(F, regs, nregs);
     emit_warp_next(F, uniform);
     emit_cta_step(F);
     LLVMBasicBlockRef *conv_restore = calloc(F->nwaits + 1, sizeof *conv_restore);
