@@ -198,12 +198,15 @@ const char *jit_options(jit_engine *j) { return JIT_OPTIONS; }
 
 bool jit_dumps_requested(void)
 {
-    const char *ir = getenv("PTXJIT_DUMP_IR"), *as = getenv("PTXJIT_DUMP_ASM");
-    return (ir && *ir) || (as && *as);
+    const char *ir = getenv("PTXJIT_DUMP_IR"), *as = getenv("PTXJIT_DUMP_ASM"), *obj = getenv("PTXJIT_DUMP_OBJ");
+    return (ir && *ir) || (as && *as) || (obj && *obj);
 }
 
 /* PTXJIT_DUMP_IR=FILE and PTXJIT_DUMP_ASM=FILE write the optimized IR and
- * the assembly of every module compiled (debugging aid). */
+ * the assembly of every module compiled (debugging aid).  The assembly
+ * comes from a codegen of its own, which CodeGenPrepare's changes to the
+ * module make differ a little from the object's: profiles are annotated
+ * from PTXJIT_DUMP_OBJ=FILE, the object itself. */
 static void dump_module(LLVMTargetMachineRef tm, LLVMModuleRef m)
 {
     const char *ir = getenv("PTXJIT_DUMP_IR"), *as = getenv("PTXJIT_DUMP_ASM");
@@ -215,6 +218,18 @@ static void dump_module(LLVMTargetMachineRef tm, LLVMModuleRef m)
     if (as && *as && LLVMTargetMachineEmitToFile(tm, m, as, LLVMAssemblyFile, &msg))
         fprintf(stderr, "ptxjit: PTXJIT_DUMP_ASM: %s\n", msg);
     LLVMDisposeMessage(msg);
+}
+
+static void dump_object(const char *bytes, size_t size)
+{
+    const char *path = getenv("PTXJIT_DUMP_OBJ");
+    if (!path || !*path)
+        return;
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(bytes, 1, size, f) != size)
+        fprintf(stderr, "ptxjit: PTXJIT_DUMP_OBJ: cannot write %s\n", path);
+    if (f)
+        fclose(f);
 }
 
 int jit_compile(jit_engine *j, LLVMModuleRef m, void **obj, size_t *size, jit_times *times,
@@ -247,6 +262,7 @@ int jit_compile(jit_engine *j, LLVMModuleRef m, void **obj, size_t *size, jit_ti
         return -1;
     }
     *size = LLVMGetBufferSize(buf);
+    dump_object(LLVMGetBufferStart(buf), *size);
     *obj = malloc(*size ? *size : 1);
     if (*obj)
         memcpy(*obj, LLVMGetBufferStart(buf), *size);

@@ -14,12 +14,11 @@
  * COPY_BUDGET instructions (each costs compile time twice). */
 enum { MIN_ACCESSES = 4, COPY_BUDGET = 512 };
 
-/* Block b (statements first .. end - 1) gains by a full-warp copy. */
-bool full_copy_pays(fn *F, uint32_t b, uint32_t first, uint32_t end)
+/* Whether statements [first, end) are plain and copying them fits the
+ * budget with at least min_accesses memory accesses (then it is spent). */
+static bool copy_fits(fn *F, uint32_t first, uint32_t end, uint32_t min_accesses)
 {
     if (F->L->opts.skip_verify) /* lowered for its errors only: the copy adds nothing to find */
-        return false;
-    if (F->park_block[b] || F->sync_block[b] || !F->may_repeat[b])
         return false;
     uint32_t accesses = 0, size = 0;
     for (uint32_t i = first; i < end; i++) {
@@ -35,10 +34,27 @@ bool full_copy_pays(fn *F, uint32_t b, uint32_t first, uint32_t end)
         if (in->op == PTX_OP_LD || in->op == PTX_OP_ST)
             accesses++;
     }
-    if (accesses < MIN_ACCESSES || F->full_copied + size > COPY_BUDGET)
+    if (accesses < min_accesses || F->full_copied + size > COPY_BUDGET)
         return false;
     F->full_copied += size;
     return true;
+}
+
+/* Block b (statements first .. end - 1) gains by a full-warp copy. */
+bool full_copy_pays(fn *F, uint32_t b, uint32_t first, uint32_t end)
+{
+    if (F->park_block[b] || F->sync_block[b] || !F->may_repeat[b])
+        return false;
+    return copy_fits(F, first, end, MIN_ACCESSES);
+}
+
+/* An if-body between uniform barriers (a tree reduction's level) gains by
+ * a full-warp copy from one access: its masked stores are read by the
+ * next level's loads soon after, and a load waits for a masked store to
+ * retire where a plain one forwards. */
+bool body_copy_pays(fn *F, uint32_t first, uint32_t end)
+{
+    return copy_fits(F, first, end, 1);
 }
 
 /* The block's instructions but its terminator, twice; F->mask as before

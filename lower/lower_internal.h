@@ -413,6 +413,7 @@ const ptx_operand *forwarded(fn *F, const ptx_operand *o);  /* the register o re
 const ptx_instr *forward_copy(fn *F, const ptx_instr *in);  /* lowered right after in, or NULL */
 void lower_stmts(fn *F, uint32_t first, uint32_t end, LLVMValueRef mask); /* instructions but terminators */
 bool full_copy_pays(fn *F, uint32_t b, uint32_t first, uint32_t end);
+bool body_copy_pays(fn *F, uint32_t first, uint32_t end); /* a group region's if-body */
 void lower_block_twice(fn *F, uint32_t first, uint32_t end);
 bool is_terminator(const ptx_stmt *s);
 void forwarding_free(fn *F);

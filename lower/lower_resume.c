@@ -933,7 +933,12 @@ static void lower_if_body(fn *F, uint32_t y_first, uint32_t y_end, const ptx_ins
     LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntNE, mask_bits(F, lanes), const_i32(L, 0), ""), body, join);
     LLVMPositionBuilderAtEnd(L->b, body);
     F->cur_block = F->block_of_stmt[y_first];
-    lower_stmts(F, y_first, y_end, lanes);
+    if (body_copy_pays(F, y_first, y_end)) {
+        F->mask = lanes;
+        lower_block_twice(F, y_first, y_end);
+    } else {
+        lower_stmts(F, y_first, y_end, lanes);
+    }
     LLVMBuildBr(L->b, join);
     LLVMPositionBuilderAtEnd(L->b, join);
 }
