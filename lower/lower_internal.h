@@ -103,6 +103,7 @@ typedef struct fn {
     bool resumable;              /* barriers return to the runtime (lower_resume.c) */
     LLVMValueRef frame_size;     /* resumable: constant global, set once the frame is laid out */
     LLVMBasicBlockRef save, restore;
+    LLVMBasicBlockRef warp_exit; /* resumable: where an exiting warp goes (resume_finish fills it) */
     LLVMValueRef cta_loop;       /* resumable: i1, called with PTXJIT_WARP_CTA_LOOP */
     LLVMValueRef loop_warp, todo, wait_code, wait_conv, sweep_bar, sweep_ok, sweep_live, exited; /* its state (allocas) */
     LLVMBasicBlockRef warp_top, warp_next, cta_more, cta_return;

@@ -179,6 +179,7 @@ void resume_begin(fn *F)
     LLVMSetGlobalConstant(F->frame_size, true);
     F->save = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "save");
     F->restore = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "restore");
+    F->warp_exit = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "warp.exit");
 }
 
 /* The end of the entry block: a fresh warp starts at the dispatcher's
@@ -191,12 +192,21 @@ void resume_entry_branch(fn *F, LLVMBasicBlockRef start)
     LLVMBuildBr(F->L->b, F->resume_pick);
 }
 
-/* The warp is done: its frame says so; on to the next warp.  Ends the
+/* The warp is done: on to the next warp (emit_warp_exit).  Ends the
  * current LLVM block. */
 void resume_exit(fn *F)
 {
+    LLVMBuildBr(F->L->b, F->warp_exit);
+}
+
+/* An exiting warp's frame says so for the runtime, unless the code runs
+ * the CTA whole (uniform barriers): the runtime then reads no frame. */
+static void emit_warp_exit(fn *F, bool uniform)
+{
     lw *L = F->L;
-    frame_store(F, PTXJIT_FRAME_RESUME, const_i32(L, 0));
+    LLVMPositionBuilderAtEnd(L->b, F->warp_exit);
+    if (!uniform)
+        frame_store(F, PTXJIT_FRAME_RESUME, const_i32(L, 0));
     LLVMBuildStore(L->b, const_i32(L, (uint32_t)WAIT_EXITED), F->wait_code);
     LLVMBuildBr(L->b, F->warp_next);
 }
@@ -584,8 +594,13 @@ static void uniform_exit_step(fn *F)
     LLVMPositionBuilderAtEnd(b, next);
     next_warp(F, todo);
     LLVMPositionBuilderAtEnd(b, last);
-    weighted_branch(L, LLVMBuildICmp(b, LLVMIntEQ, exited, all_warps(F), ""), F->cta_return, apart, BRANCH_USUAL,
+    LLVMBasicBlockRef whole = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "uniform.whole");
+    weighted_branch(L, LLVMBuildICmp(b, LLVMIntEQ, exited, all_warps(F), ""), whole, apart, BRANCH_USUAL,
                     BRANCH_RARE);
+    LLVMPositionBuilderAtEnd(b, whole);
+    LLVMValueRef idx = const_i64(L, PTXJIT_CTA_WHOLE);
+    LLVMBuildStore(b, const_i32(L, 1), LLVMBuildGEP2(b, L->i8, F->cta, &idx, 1, ""));
+    LLVMBuildBr(b, F->cta_return);
     LLVMPositionBuilderAtEnd(b, apart);
     warps_apart(F, 0);
 }
@@ -1303,6 +1318,7 @@ uint32_t resume_finish(fn *F)
         warps_apart(F, 0);
     else
         emit_general_save(F, regs, nregs);
+    emit_warp_exit(F, uniform);
     emit_warp_next(F, uniform);
     emit_cta_step(F);
     LLVMBasicBlockRef *conv_restore = calloc(F->nwaits + 1, sizeof *conv_restore);

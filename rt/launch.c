@@ -61,6 +61,7 @@ typedef struct cta_slot {
     uint32_t nseq;
     char *frames;                      /* resumable kernels: the warps' frames */
     size_t frames_size;
+    bool whole_code;                   /* this launch's CTA loop ran a CTA whole (cta.whole) */
     uint64_t serial;                   /* CTAs this slot has begun */
     uint64_t seq_serial;               /* the CTA printf_seq counts for */
 } cta_slot;
@@ -121,6 +122,7 @@ _Static_assert(offsetof(ptxjit_cta, nwarps) == PTXJIT_CTA_NWARPS, "abi.h");
 _Static_assert(offsetof(ptxjit_cta, cta_linear) == PTXJIT_CTA_LINEAR, "abi.h");
 _Static_assert(offsetof(ptxjit_cta, shared) == PTXJIT_CTA_SHARED, "abi.h");
 _Static_assert(offsetof(ptxjit_cta, frames) == PTXJIT_CTA_FRAMES, "abi.h");
+_Static_assert(offsetof(ptxjit_cta, whole) == PTXJIT_CTA_WHOLE, "abi.h");
 _Static_assert(offsetof(ptxjit_warp_frame, resume) == PTXJIT_FRAME_RESUME, "abi.h");
 _Static_assert(offsetof(ptxjit_warp_frame, op) == PTXJIT_FRAME_OP, "abi.h");
 _Static_assert(offsetof(ptxjit_warp_frame, id) == PTXJIT_FRAME_ID, "abi.h");
@@ -225,6 +227,7 @@ static bool slot_prepare(cta_slot *s, const launch_ctx *lc, size_t smem)
     }
     if (k->frame_size && !slot_prepare_frames(s, nwarps, k->frame_size))
         return false;
+    s->whole_code = false;
     if (!(lc->resident || k->uses_barriers) || nwarps <= s->nfibers)
         return true;
     rt_fiber *f = realloc(s->fibers, nwarps * sizeof *f);
@@ -536,7 +539,10 @@ static void run_resumable(worker *w, cta_slot *s)
 {
     const rt_kernel *k = w->lc->k;
     uint32_t n = s->cta.nwarps;
-    for (uint32_t i = 0; i < n; i++) {
+    /* Code that ran a CTA whole (uniform barriers) runs every CTA whole
+     * and reads no frame header: nothing to set up, nothing to look at
+     * after (the frames' header stores were a third of an empty CTA). */
+    for (uint32_t i = 0; i < n && !s->whole_code; i++) {
         s->state[i] = WARP_RUNNABLE;
         s->red_out[i] = 0;
         ptxjit_warp_frame *f = warp_frame(s, k->frame_size, i);
@@ -547,7 +553,13 @@ static void run_resumable(worker *w, cta_slot *s)
     /* The code runs the CTA while its barriers are plain ones; the loop
      * below takes over from where that stopped. */
     s->cur_warp = 0;
+    s->cta.whole = 0;
     k->fn(&s->cta, PTXJIT_WARP_CTA_LOOP);
+    if (s->cta.whole) {
+        s->whole_code = true;
+        s->live_warps = 0;
+        return;
+    }
     bool all_exited = true;
     for (uint32_t i = 0; i < n && all_exited; i++)
         all_exited = !warp_frame(s, k->frame_size, i)->resume;

@@ -37,6 +37,8 @@ typedef struct ptxjit_cta {
     char *shared;            /* shared window: static variables, then dynamic */
     void *worker;            /* the runtime's per-worker object (opaque here) */
     char *frames;            /* resumable kernels: the warps' frames, frame_size bytes each */
+    uint32_t whole;          /* set to 1 by a CTA loop that ran the CTA whole (every warp
+                                exited); such code never reads a frame's header */
 } ptxjit_cta;
 
 /* The start of a resumable kernel's warp frame.  A kernel whose CTA
@@ -70,6 +72,7 @@ typedef struct ptxjit_warp_frame {
  * which generated code may assume (alignment checks then fold away). */
 #define PTXJIT_SHARED_ALIGN 64
 #define PTXJIT_CTA_FRAMES 48
+#define PTXJIT_CTA_WHOLE 56
 #define PTXJIT_FRAME_RESUME 0
 #define PTXJIT_FRAME_OP 4
 #define PTXJIT_FRAME_ID 8
