@@ -576,6 +576,16 @@ static void warps_apart(fn *F, uint32_t line)
     LLVMBuildUnreachable(L->b);
 }
 
+/* The CTA ran whole (every warp exited): the runtime is told, and the
+ * call returns.  Ends the current LLVM block. */
+static void mark_whole(fn *F)
+{
+    lw *L = F->L;
+    LLVMValueRef idx = const_i64(L, PTXJIT_CTA_WHOLE);
+    LLVMBuildStore(L->b, const_i32(L, 1), LLVMBuildGEP2(L->b, L->i8, F->cta, &idx, 1, ""));
+    LLVMBuildBr(L->b, F->cta_return);
+}
+
 /* With uniform barriers a CTA loop's warp stops here only when it exits
  * (general waits fault), and then every warp of the sweep exits: the next
  * one starts where this one did; after the last, the CTA is done. */
@@ -598,9 +608,7 @@ static void uniform_exit_step(fn *F)
     weighted_branch(L, LLVMBuildICmp(b, LLVMIntEQ, exited, all_warps(F), ""), whole, apart, BRANCH_USUAL,
                     BRANCH_RARE);
     LLVMPositionBuilderAtEnd(b, whole);
-    LLVMValueRef idx = const_i64(L, PTXJIT_CTA_WHOLE);
-    LLVMBuildStore(b, const_i32(L, 1), LLVMBuildGEP2(b, L->i8, F->cta, &idx, 1, ""));
-    LLVMBuildBr(b, F->cta_return);
+    mark_whole(F);
     LLVMPositionBuilderAtEnd(b, apart);
     warps_apart(F, 0);
 }
@@ -850,14 +858,23 @@ static bool plain_range(fn *F, uint32_t first, uint32_t end, uint32_t *size, boo
     return true;
 }
 
-/* Whether the region from block x to barrier k is such a region (*g:
- * its statements). */
+/* Block x's last instruction when it is an unguarded ret or exit. */
+static bool ends_in_exit(const ptx_stmt *term)
+{
+    return term && is_terminator(term) && !term->instr->has_guard &&
+           (term->instr->op == PTX_OP_RET || term->instr->op == PTX_OP_EXIT);
+}
+
+/* Whether the region from block x to barrier k (k >= nwaits: to the
+ * kernel's exit, the last block's ret or exit left out) is such a region
+ * (*g: its statements). */
 static bool group_region_at(fn *F, uint32_t x, uint32_t k, group_region *g)
 {
     uint32_t size = 0;
+    bool to_exit = k >= F->nwaits;
     if (F->carry)
         return false;
-    for (g->n = 0; x != F->wait_block[k]; g->n++) {
+    for (g->n = 0; to_exit || x != F->wait_block[k]; g->n++) {
         if (g->n == GROUP_SEGMENTS || x >= F->nblocks || F->park_block[x])
             return false;
         uint32_t first, end, last;
@@ -869,6 +886,11 @@ static bool group_region_at(fn *F, uint32_t x, uint32_t k, group_region *g)
         g->seg[g->n].y_first = g->seg[g->n].y_end = 0;
         g->seg[g->n].split = NULL;
         const ptx_stmt *term = last > first ? &F->f->body[last - 1] : NULL;
+        if (to_exit && ends_in_exit(term)) {
+            g->seg[g->n].x_end = last - 1;
+            g->n++;
+            return plain_range(F, first, last - 1, &size, true) && size <= PAIR_MAX;
+        }
         if (term && is_terminator(term)) {
             const ptx_instr *in = term->instr;
             if (in->op != PTX_OP_BRA || !in->has_guard || !F->if_join || !branch_skips_if_body(F, last - 1))
@@ -958,16 +980,17 @@ static void lower_if_body(fn *F, uint32_t y_first, uint32_t y_end, const ptx_ins
     LLVMPositionBuilderAtEnd(L->b, join);
 }
 
-/* The group region from block blk to barrier k for the sweep's next
- * `count` warps (todo: that many or more, contiguous, as a uniform sweep
- * pops them; fresh: they start there, nothing to restore), then on to
- * `check`. */
+/* The group region from block blk to barrier k (k >= nwaits: to the
+ * exit, and nothing to save) for the sweep's next `count` warps (todo:
+ * that many or more, contiguous, as a uniform sweep pops them; fresh:
+ * they start there, nothing to restore), then on to `check`. */
 static void run_group(fn *F, uint32_t blk, uint32_t k, const saved_reg *r, uint32_t n, LLVMValueRef todo,
                       LLVMBasicBlockRef check, uint32_t count, bool fresh)
 {
     lw *L = F->L;
     LLVMBuilderRef b = L->b;
-    uint32_t after = F->wait_next[k], cur = F->cur_block;
+    bool to_exit = k >= F->nwaits;
+    uint32_t after = to_exit ? UINT32_MAX : F->wait_next[k], cur = F->cur_block;
     group_region reg;
     group_region_at(F, blk, k, &reg);
     LLVMTypeRef i32t = L->i32;
@@ -993,7 +1016,7 @@ static void run_group(fn *F, uint32_t blk, uint32_t k, const saved_reg *r, uint3
             if (reg.seg[sg].split)
                 lower_if_body(F, reg.seg[sg].y_first, reg.seg[sg].y_end, reg.seg[sg].split);
         }
-        for (uint32_t i = 0; g + 1 < count && i < n; i++)
+        for (uint32_t i = 0; !to_exit && g + 1 < count && i < n; i++)
             if (reg_live_in(F, after, r[i].var, r[i].elem))
                 kept[g * n + i] = LLVMBuildLoad2(b, r[i].slot->type, r[i].slot->alloca, "");
     }
@@ -1004,12 +1027,43 @@ static void run_group(fn *F, uint32_t blk, uint32_t k, const saved_reg *r, uint3
                 store_value(F, kept[g * n + i], r[i].slot->type, r[i].off);
     }
     LLVMBuildStore(b, w[count - 1], F->loop_warp);
-    move_registers(F, r, n, true, after);
+    if (!to_exit)
+        move_registers(F, r, n, true, after);
     free(kept);
     F->mask = mask;
     F->converged = converged;
     F->cur_block = cur;
     LLVMBuildBr(b, check);
+}
+
+/* After barrier k, the CTA's last region (a group region to the exit)
+ * for all warps, two at a time: then every warp has exited, and the CTA
+ * ran whole.  No warp goes through the loop's exit step, whose per-warp
+ * dispatch was a third of a tree reduction's last region. */
+static void exit_groups(fn *F, uint32_t k, const saved_reg *r, uint32_t n)
+{
+    lw *L = F->L;
+    LLVMBuilderRef b = L->b;
+    LLVMBasicBlockRef check = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "exit.check");
+    LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "exit.next");
+    LLVMBasicBlockRef pair = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "exit.pair");
+    LLVMBasicBlockRef one = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "exit.one");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "exit.done");
+    LLVMBuildStore(b, all_warps(F), F->todo);
+    LLVMBuildBr(b, check);
+    LLVMPositionBuilderAtEnd(b, check);
+    LLVMValueRef todo = LLVMBuildLoad2(b, L->i32, F->todo, "");
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntNE, todo, const_i32(L, 0), ""), next, done);
+    LLVMPositionBuilderAtEnd(b, next);
+    LLVMTypeRef i32t = L->i32;
+    LLVMValueRef count = call_intrinsic(L, "llvm.ctpop", &i32t, 1, &todo, 1);
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntUGE, count, const_i32(L, 2), ""), pair, one);
+    LLVMPositionBuilderAtEnd(b, pair);
+    run_group(F, F->wait_next[k], UINT32_MAX, r, n, todo, check, 2, false);
+    LLVMPositionBuilderAtEnd(b, one);
+    run_group(F, F->wait_next[k], UINT32_MAX, r, n, todo, check, 1, false);
+    LLVMPositionBuilderAtEnd(b, done);
+    mark_whole(F);
 }
 
 /* The CTA loop's step after a warp stopped at plain barrier k of a
@@ -1056,6 +1110,11 @@ static void uniform_step(fn *F, uint32_t k, uint32_t from, LLVMBasicBlockRef res
     warps_apart(F, F->waits[k]->loc.line);
     LLVMPositionBuilderAtEnd(b, again);
     LLVMBuildStore(b, const_i32(L, k + 1), F->sweep_from);
+    group_region g;
+    if (group_region_at(F, F->wait_next[k], UINT32_MAX, &g)) {
+        exit_groups(F, k, r, n);
+        return;
+    }
     if (F->pair_after[k] < F->nwaits) { /* the first warp pairs too */
         LLVMBuildStore(b, all_warps(F), F->todo);
         LLVMBuildBr(b, F->uniform_check[F->pair_after[k]]);

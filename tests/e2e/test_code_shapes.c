@@ -623,6 +623,20 @@ static const char uniform_src[] = HEADER
     "  bar.sync 0; add.s32 %r11, %r11, 1; setp.lt.u32 %p2, %r11, %r3; @%p2 bra ROUND;\n"
     "DONE:\n"
     "  mul.wide.u32 %rd2, %r1, 4; add.s64 %rd3, %rd1, %rd2; st.global.u32 [%rd3], %r10;\n"
+    "  ret;\n}\n"
+    /* the last region runs to the exit: a store, an if-body, a store before ret */
+    ".visible .entry exit_region(.param .u64 out)\n{\n"
+    "  .reg .pred %p<3>; .reg .b32 %r<16>; .reg .b64 %rd<8>;\n"
+    "  .shared .align 4 .b8 sh[4096];\n"
+    "  ld.param.u64 %rd1, [out]; mov.u32 %r1, %tid.x; mov.u32 %r2, %ntid.x;\n"
+    "  mov.u32 %r4, sh; shl.b32 %r5, %r1, 2; add.s32 %r6, %r4, %r5;\n"
+    "  mul.lo.u32 %r7, %r1, 7; st.shared.u32 [%r6], %r7; bar.sync 0;\n"
+    "  add.s32 %r8, %r1, 1; rem.u32 %r8, %r8, %r2; shl.b32 %r8, %r8, 2; add.s32 %r8, %r4, %r8;\n"
+    "  ld.shared.u32 %r9, [%r8]; mul.wide.u32 %rd2, %r1, 12; add.s64 %rd3, %rd1, %rd2;\n"
+    "  st.global.u32 [%rd3], %r9; rem.u32 %r10, %r1, 3; setp.ne.u32 %p1, %r10, 0; @%p1 bra SKIP;\n"
+    "  add.s32 %r11, %r9, %r1; st.global.u32 [%rd3+4], %r11;\n"
+    "SKIP:\n"
+    "  add.s32 %r12, %r9, 5; st.global.u32 [%rd3+8], %r12;\n"
     "  ret;\n}\n";
 
 static const ptxjit_kernel *kernel(const char *src, const char *name, ptxjit_module **m)
@@ -1393,6 +1407,31 @@ static void test_uniform_barriers_straight(void **state)
     ptxjit_module_unload(m);
 }
 
+/* The region after the last barrier runs to the kernel's exit, two warps
+ * at a time and one for an odd count. */
+static void test_uniform_barriers_exit(void **state)
+{
+    (void)state;
+    ptxjit_module *m;
+    const ptxjit_kernel *k = kernel(uniform_src, "exit_region", &m);
+    static const uint32_t blocks[] = {32, 64, 96, 160, 256, 1024, 100};
+    static uint32_t out[3 * 1024];
+    for (size_t b = 0; b < sizeof blocks / sizeof *blocks; b++) {
+        uint32_t nt = blocks[b];
+        for (uint32_t i = 0; i < 3 * nt; i++)
+            out[i] = 0xdeadbeef;
+        uint32_t *po = out;
+        run(k, 1, nt, 1, 1, &po);
+        for (uint32_t t = 0; t < nt; t++) {
+            uint32_t v = 7 * ((t + 1) % nt), want[3] = {v, t % 3 ? 0xdeadbeef : v + t, v + 5};
+            for (int j = 0; j < 3; j++)
+                if (out[3 * t + j] != want[j])
+                    fail_msg("block %u: out[%u] = %u, want %u", nt, 3 * t + j, out[3 * t + j], want[j]);
+        }
+    }
+    ptxjit_module_unload(m);
+}
+
 static void test_uniform_barriers_split(void **state)
 {
     (void)state;
@@ -1486,6 +1525,7 @@ int main(void)
         cmocka_unit_test(test_uniform_barriers_apart),
         cmocka_unit_test(test_uniform_barriers_straight),
         cmocka_unit_test(test_uniform_barriers_split),
+        cmocka_unit_test(test_uniform_barriers_exit),
         cmocka_unit_test(test_uniform_barriers_entry),
     };
     return cmocka_run_group_tests(tests, test_ctx_setup, test_ctx_teardown);
