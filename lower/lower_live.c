@@ -216,8 +216,38 @@ bool pure_def(fn *F, const ptx_instr *in)
     return pure_def_over(F, in, any_opd);
 }
 
+/* Operand o is %tid.x, or a register whose one definition copies it. */
+static bool is_tid_x(fn *F, const ptx_operand *o)
+{
+    if (o->kind == PTX_OPD_SREG)
+        return o->sreg == PTX_SREG_TID && o->comp == 1;
+    if (!is_reg_opd(o))
+        return false;
+    reg_info *ri = ptrmap_get(&F->live, o->var);
+    uint32_t k = reg_elem(o);
+    if (!ri || k >= ri->n || ri->ndefs_exact[k] != 1 || ri->opaque[k])
+        return false;
+    const ptx_instr *def = ri->def[k];
+    return def->op == PTX_OP_MOV && !def->has_guard && def->nopds == 2 && def->opds[1].kind == PTX_OPD_SREG &&
+           def->opds[1].sreg == PTX_SREG_TID && def->opds[1].comp == 1;
+}
+
+/* %tid.x >> 5 (or more) where the block's rows are whole warps (its shape
+ * known): a warp's 32 threads lie in one row, 32 apart from a multiple
+ * of 32, so the warp's index in its row is the same in every lane. */
+static bool warp_in_row(fn *F, const ptx_instr *in)
+{
+    if (in->op != PTX_OP_SHR || in->has_guard || in->nopds != 3 || !F->ntid[0] || F->ntid[0] % W)
+        return false;
+    const ptx_operand *k = &in->opds[2];
+    return k->kind == PTX_OPD_IMM && k->imm >= 5 && k->imm < 32 && ptx_type_size((ptx_type)in->types[0]) == 4 &&
+           is_tid_x(F, &in->opds[1]);
+}
+
 static bool def_uniform(fn *F, const ptx_instr *in)
 {
+    if (warp_in_row(F, in))
+        return true;
     return (!in->has_guard || opd_uniform(F, &in->guard)) && pure_def_over(F, in, opd_uniform);
 }
 

@@ -836,6 +836,7 @@ typedef struct group_region {
     struct {
         uint32_t x_first, x_end, y_first, y_end;
         const ptx_instr *split; /* x's branch over y, or NULL */
+        const ptx_instr *skip;  /* x's warp-uniform branch to the exit, or NULL */
     } seg[GROUP_SEGMENTS];
 } group_region;
 
@@ -865,6 +866,18 @@ static bool ends_in_exit(const ptx_stmt *term)
            (term->instr->op == PTX_OP_RET || term->instr->op == PTX_OP_EXIT);
 }
 
+/* A warp-uniform branch to a block that only exits (the shuffle
+ * reduction's `if (warp == 0)` around its last stage). */
+static bool skips_to_exit(fn *F, const ptx_instr *in)
+{
+    if (in->op != PTX_OP_BRA || !in->has_guard || !opd_is_uniform(F, &in->guard))
+        return false;
+    uint32_t i = (uint32_t)in->opds[0].label;
+    while (i < F->f->nbody && F->f->body[i].kind != PTX_STMT_INSTR)
+        i++;
+    return i < F->f->nbody && ends_in_exit(&F->f->body[i]);
+}
+
 /* Whether the region from block x to barrier k (k >= nwaits: to the
  * kernel's exit, the last block's ret or exit left out) is such a region
  * (*g: its statements). */
@@ -884,14 +897,18 @@ static bool group_region_at(fn *F, uint32_t x, uint32_t k, group_region *g)
         g->seg[g->n].x_first = first;
         g->seg[g->n].x_end = end;
         g->seg[g->n].y_first = g->seg[g->n].y_end = 0;
-        g->seg[g->n].split = NULL;
+        g->seg[g->n].split = g->seg[g->n].skip = NULL;
         const ptx_stmt *term = last > first ? &F->f->body[last - 1] : NULL;
         if (to_exit && ends_in_exit(term)) {
             g->seg[g->n].x_end = last - 1;
             g->n++;
             return plain_range(F, first, last - 1, &size, true) && size <= PAIR_MAX;
         }
-        if (term && is_terminator(term)) {
+        if (to_exit && term && skips_to_exit(F, term->instr)) {
+            g->seg[g->n].skip = term->instr;
+            g->seg[g->n].x_end = last - 1;
+            x = F->next_block[x];
+        } else if (term && is_terminator(term)) {
             const ptx_instr *in = term->instr;
             if (in->op != PTX_OP_BRA || !in->has_guard || !F->if_join || !branch_skips_if_body(F, last - 1))
                 return false;
@@ -1010,11 +1027,22 @@ static void run_group(fn *F, uint32_t blk, uint32_t k, const saved_reg *r, uint3
             move_registers(F, r, n, false, blk);
         rematerialize(F);
         F->converged = LLVMConstInt(L->i1, 1, false);
+        LLVMBasicBlockRef done = to_exit ? LLVMAppendBasicBlockInContext(L->ctx, F->fn, "group.exited") : NULL;
         for (uint32_t sg = 0; sg < reg.n; sg++) {
             F->cur_block = F->block_of_stmt[reg.seg[sg].x_first];
             lower_stmts(F, reg.seg[sg].x_first, reg.seg[sg].x_end, LLVMConstAllOnes(vec_of(L->i1)));
             if (reg.seg[sg].split)
                 lower_if_body(F, reg.seg[sg].y_first, reg.seg[sg].y_end, reg.seg[sg].split);
+            if (reg.seg[sg].skip) { /* the whole warp exits here, or none of it */
+                LLVMBasicBlockRef on = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "group.on");
+                LLVMValueRef leave = mask_bits(F, guard_mask(F, reg.seg[sg].skip));
+                LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntNE, leave, const_i32(L, 0), ""), done, on);
+                LLVMPositionBuilderAtEnd(b, on);
+            }
+        }
+        if (done) {
+            LLVMBuildBr(b, done);
+            LLVMPositionBuilderAtEnd(b, done);
         }
         for (uint32_t i = 0; !to_exit && g + 1 < count && i < n; i++)
             if (reg_live_in(F, after, r[i].var, r[i].elem))

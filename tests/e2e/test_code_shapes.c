@@ -608,6 +608,34 @@ static const char uniform_src[] = HEADER
     "  setp.ne.u32 %p1, %r13, 0; @%p1 bra SUM;\n"
     "  mul.wide.u32 %rd5, %r2, 4; add.s64 %rd6, %rd2, %rd5; st.global.u32 [%rd6], %r14;\n"
     "END:\n  ret;\n}\n"
+    /* as CUDA writes it: the last stage behind `if (warp == 0)`, warp =
+     * tid.x >> 5 (warp-uniform in 1D blocks of whole warps) */
+    ".visible .entry shfl_warp0(.param .u64 in, .param .u64 out)\n{\n"
+    "  .reg .pred %p<4>; .reg .b32 %r<20>; .reg .b64 %rd<8>;\n"
+    "  .shared .align 4 .b8 sums[128];\n"
+    "  ld.param.u64 %rd1, [in]; ld.param.u64 %rd2, [out];\n"
+    "  mov.u32 %r1, %tid.x; mov.u32 %r2, %ctaid.x; mov.u32 %r3, %ntid.x; mad.lo.s32 %r4, %r2, %r3, %r1;\n"
+    "  mul.wide.u32 %rd3, %r4, 4; add.s64 %rd4, %rd1, %rd3; ld.global.u32 %r5, [%rd4];\n"
+    SHFL_STEP("16") SHFL_STEP("8") SHFL_STEP("4") SHFL_STEP("2") SHFL_STEP("1")
+    "  and.b32 %r7, %r1, 31; shr.u32 %r8, %r1, 5; setp.ne.u32 %p2, %r7, 0; @%p2 bra L3;\n"
+    "  shl.b32 %r9, %r8, 2; mov.u32 %r10, sums; add.s32 %r11, %r10, %r9; st.shared.u32 [%r11], %r5;\n"
+    "L3:\n  bar.sync 0; setp.ne.u32 %p3, %r8, 0; @%p3 bra END3;\n"
+    "  shr.u32 %r13, %r3, 5; mov.u32 %r5, 0; setp.ge.u32 %p1, %r7, %r13; @%p1 bra L4;\n"
+    "  shl.b32 %r14, %r7, 2; mov.u32 %r15, sums; add.s32 %r15, %r15, %r14; ld.shared.u32 %r5, [%r15];\n"
+    "L4:\n" SHFL_STEP("16") SHFL_STEP("8") SHFL_STEP("4") SHFL_STEP("2") SHFL_STEP("1")
+    "  @%p2 bra END3;\n" /* plus the warp index: 0 where only warp 0 gets here */
+    "  add.s32 %r5, %r5, %r8; mul.wide.u32 %rd5, %r2, 4; add.s64 %rd6, %rd2, %rd5; st.global.u32 [%rd6], %r5;\n"
+    "END3:\n  ret;\n}\n"
+    /* tid.x >> 5 picks a value: the same for a warp's lanes only when the
+     * block's rows are whole warps */
+    ".visible .entry warp_gate(.param .u64 out)\n{\n"
+    "  .reg .pred %p<3>; .reg .b32 %r<12>; .reg .b64 %rd<4>;\n"
+    "  ld.param.u64 %rd1, [out]; mov.u32 %r1, %tid.x; mov.u32 %r2, %tid.y; mov.u32 %r3, %ntid.x;\n"
+    "  mad.lo.u32 %r4, %r2, %r3, %r1; shr.u32 %r5, %r1, 5; mov.u32 %r7, 1;\n"
+    "  setp.ne.u32 %p1, %r5, 0; @%p1 bra G1;\n"
+    "  mov.u32 %r7, 2;\n"
+    "G1:\n  mad.lo.u32 %r7, %r5, 10, %r7; mul.wide.u32 %rd2, %r4, 4; add.s64 %rd3, %rd1, %rd2;\n"
+    "  st.global.u32 [%rd3], %r7;\n  ret;\n}\n"
     ".visible .entry straight_region(.param .u64 out, .param .u32 rounds)\n{\n"
     "  .reg .pred %p<3>; .reg .b32 %r<24>; .reg .b64 %rd<4>;\n"
     "  .shared .align 4 .b8 sh[4096];\n"
@@ -1432,6 +1460,52 @@ static void test_uniform_barriers_exit(void **state)
     ptxjit_module_unload(m);
 }
 
+static void test_uniform_barriers_warp0(void **state)
+{
+    (void)state;
+    ptxjit_module *m;
+    const ptxjit_kernel *k = kernel(uniform_src, "shfl_warp0", &m);
+    enum { CTAS = 3 };
+    static const uint32_t blocks[] = {32, 64, 96, 256, 1024};
+    static int32_t in[CTAS * 1024];
+    for (int i = 0; i < CTAS * 1024; i++)
+        in[i] = i * 13 % 29 - 11;
+    for (size_t b = 0; b < sizeof blocks / sizeof *blocks; b++) {
+        uint32_t nt = blocks[b];
+        int32_t out[CTAS];
+        struct { int32_t *in, *out; } p = {in, out};
+        run(k, CTAS, nt, 1, 1, &p);
+        for (uint32_t c = 0; c < CTAS; c++) {
+            int32_t want = 0;
+            for (uint32_t t = 0; t < nt; t++)
+                want += in[c * nt + t];
+            if (out[c] != want)
+                fail_msg("block %u: out[%u] = %d, want %d", nt, c, out[c], want);
+        }
+    }
+    ptxjit_module_unload(m);
+}
+
+/* 2D blocks: rows of 64 keep tid.x >> 5 warp-uniform, rows of 48 do not. */
+static void test_warp_index_in_row(void **state)
+{
+    (void)state;
+    ptxjit_module *m;
+    const ptxjit_kernel *k = kernel(uniform_src, "warp_gate", &m);
+    static const uint32_t shapes[][2] = {{64, 2}, {48, 2}, {96, 3}, {40, 4}};
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+        uint32_t bx = shapes[s][0], by = shapes[s][1], out[512];
+        uint32_t *po = out;
+        run(k, 1, bx, by, 1, &po);
+        for (uint32_t t = 0; t < bx * by; t++) {
+            uint32_t w = t % bx >> 5, want = (w ? 1 : 2) + 10 * w;
+            if (out[t] != want)
+                fail_msg("block %ux%u: out[%u] = %u, want %u", bx, by, t, out[t], want);
+        }
+    }
+    ptxjit_module_unload(m);
+}
+
 static void test_uniform_barriers_split(void **state)
 {
     (void)state;
@@ -1526,6 +1600,8 @@ int main(void)
         cmocka_unit_test(test_uniform_barriers_straight),
         cmocka_unit_test(test_uniform_barriers_split),
         cmocka_unit_test(test_uniform_barriers_exit),
+        cmocka_unit_test(test_uniform_barriers_warp0),
+        cmocka_unit_test(test_warp_index_in_row),
         cmocka_unit_test(test_uniform_barriers_entry),
     };
     return cmocka_run_group_tests(tests, test_ctx_setup, test_ctx_teardown);
