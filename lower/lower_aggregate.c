@@ -7,21 +7,46 @@
 #include "lower_internal.h"
 
 /* True when the mask has a lane and every active lane's address is the
- * same: the least and the greatest active address are equal.  Two vector
- * reductions: the first active lane's address, a variable-index extract,
- * goes through the stack, and the load waits for the wide store (18% of
- * the histogram, whose bins almost never agree). */
+ * same.  All 32 lanes active (a histogram's loop): each equals the next,
+ * one rotation and a compare.  Otherwise the least and the greatest
+ * active address are equal: two vector reductions.  (The first active
+ * lane's address, a variable-index extract, went through the stack, and
+ * the load waited for the wide store: 18% of the histogram.) */
 LLVMValueRef lanes_share_address(fn *F, LLVMValueRef addrs, LLVMValueRef mask)
 {
     lw *L = F->L;
     LLVMBuilderRef b = L->b;
-    LLVMTypeRef vt = LLVMTypeOf(addrs);
+    LLVMTypeRef vt = LLVMTypeOf(addrs), bt = vec_of(L->i1);
+    LLVMValueRef bits = mask_bits(F, mask);
+    LLVMBasicBlockRef full = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "share.full");
+    LLVMBasicBlockRef part = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "share.part");
+    LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "share.join");
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, bits, const_i32(L, UINT32_MAX), ""), full, part);
+
+    LLVMPositionBuilderAtEnd(b, full);
+    LLVMValueRef next[W];
+    for (unsigned i = 0; i < W; i++)
+        next[i] = const_i32(L, (i + 1) % W);
+    LLVMValueRef rotated = LLVMBuildShuffleVector(b, addrs, LLVMGetPoison(vt), LLVMConstVector(next, W), "");
+    LLVMValueRef eq = LLVMBuildICmp(b, LLVMIntEQ, addrs, rotated, "");
+    LLVMValueRef same_full = call_intrinsic(L, "llvm.vector.reduce.and", &bt, 1, &eq, 1);
+    LLVMBuildBr(b, join);
+
+    LLVMPositionBuilderAtEnd(b, part);
     LLVMValueRef lo = LLVMBuildSelect(b, mask, addrs, LLVMConstAllOnes(vt), "");
     LLVMValueRef hi = LLVMBuildSelect(b, mask, addrs, LLVMConstNull(vt), "");
     LLVMValueRef least = call_intrinsic(L, "llvm.vector.reduce.umin", &vt, 1, &lo, 1);
     LLVMValueRef greatest = call_intrinsic(L, "llvm.vector.reduce.umax", &vt, 1, &hi, 1);
-    LLVMValueRef any = LLVMBuildICmp(b, LLVMIntNE, mask_bits(F, mask), const_i32(L, 0), "");
-    return LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntEQ, least, greatest, ""), any, "");
+    LLVMValueRef any = LLVMBuildICmp(b, LLVMIntNE, bits, const_i32(L, 0), "");
+    LLVMValueRef same_part = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntEQ, least, greatest, ""), any, "");
+    LLVMBuildBr(b, join);
+
+    LLVMPositionBuilderAtEnd(b, join);
+    LLVMValueRef same = LLVMBuildPhi(b, L->i1, "same");
+    LLVMValueRef vals[2] = {same_full, same_part};
+    LLVMBasicBlockRef from[2] = {full, part};
+    LLVMAddIncoming(same, vals, from, 2);
+    return same;
 }
 
 static LLVMValueRef identity(LLVMTypeRef t, uint8_t red, bool s)
