@@ -391,6 +391,9 @@ bool reg_needs_blend(fn *F, const ptx_var *v, uint32_t elem);
 bool reg_is_uniform(fn *F, const ptx_var *v, uint32_t elem);
 bool branch_skips_if_body(fn *F, uint32_t stmt);
 bool opd_is_uniform(fn *F, const ptx_operand *o);
+/* Defines the warp's index in its row (tid.x >> 5 where rows are whole
+ * warps): uniform in a warp, not across the CTA's warps. */
+bool warp_in_row(fn *F, const ptx_instr *in);
 bool instr_defines_first(const ptx_instr *in); /* operand 0 is only written */
 void liveness_free(fn *F);
 /* Registers live into each block. */

@@ -235,7 +235,7 @@ static bool is_tid_x(fn *F, const ptx_operand *o)
 /* %tid.x >> 5 (or more) where the block's rows are whole warps (its shape
  * known): a warp's 32 threads lie in one row, 32 apart from a multiple
  * of 32, so the warp's index in its row is the same in every lane. */
-static bool warp_in_row(fn *F, const ptx_instr *in)
+bool warp_in_row(fn *F, const ptx_instr *in)
 {
     if (in->op != PTX_OP_SHR || in->has_guard || in->nopds != 3 || !F->ntid[0] || F->ntid[0] % W)
         return false;
@@ -244,11 +244,14 @@ static bool warp_in_row(fn *F, const ptx_instr *in)
            is_tid_x(F, &in->opds[1]);
 }
 
+static bool def_uniform_over_operands(fn *F, const ptx_instr *in)
+{
+    return (!in->has_guard || opd_uniform(F, &in->guard)) && pure_def_over(F, in, opd_uniform);
+}
+
 static bool def_uniform(fn *F, const ptx_instr *in)
 {
-    if (warp_in_row(F, in))
-        return true;
-    return (!in->has_guard || opd_uniform(F, &in->guard)) && pure_def_over(F, in, opd_uniform);
+    return warp_in_row(F, in) || def_uniform_over_operands(F, in);
 }
 
 static uint8_t *uniform_flags(reg_info *ri) { return ri->uniform; }
@@ -393,7 +396,13 @@ static void analyze_multi_uniform(fn *F)
             uint32_t k = reg_elem(&in->opds[0]);
             if (!ri || k >= ri->n || !ri->uniform[k])
                 continue;
-            if (def_uniform(F, in) &&
+            /* not the warp index (warp_in_row): taken here, the branches
+             * on it let this analysis run on CUB's single-tile radix sort
+             * (a branch on tid.x >> 5 before more barriers), which then
+             * sorted wrongly (test cudart_thrust_sort); the cause is not
+             * pinned down, so this analysis keeps to what it was checked
+             * with */
+            if (def_uniform_over_operands(F, in) &&
                 (!body[F->block_of_stmt[i]] || (ri->ndefs_exact[k] == 1 && reads_immutable(F, in)))) {
                 ri->defs_seen[k]++;
             } else {

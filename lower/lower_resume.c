@@ -1275,12 +1275,54 @@ static bool reads_warpid(const ptx_func *f)
     return false;
 }
 
+/* Whether operand o reads a register of set t (an address's base or a
+ * vector's elements included). */
+static bool reads_any(const ptrmap *t, const ptx_operand *o)
+{
+    if (o->kind == PTX_OPD_NAME)
+        return o->var && ptrmap_get(t, o->var);
+    if (o->kind == PTX_OPD_ADDR || o->kind == PTX_OPD_VEC || o->kind == PTX_OPD_PAIR || o->kind == PTX_OPD_LIST)
+        for (uint32_t e = 0; e < o->nelems; e++)
+            if (reads_any(t, &o->elems[e]))
+                return true;
+    return false;
+}
+
+/* The registers computed, through any instructions, from the warp index
+ * in its row (warp_in_row): the same in a warp's lanes, but not in the
+ * CTA's warps, which may then take different ways to a barrier. */
+static void warp_index_values(fn *F, ptrmap *t)
+{
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (uint32_t i = 0; i < F->f->nbody; i++) {
+            const ptx_stmt *st = &F->f->body[i];
+            if (st->kind != PTX_STMT_INSTR || !st->instr->nopds || !instr_defines_first(st->instr))
+                continue;
+            const ptx_instr *in = st->instr;
+            bool from = warp_in_row(F, in) || (in->has_guard && reads_any(t, &in->guard));
+            for (uint32_t o = 1; !from && o < in->nopds; o++)
+                from = reads_any(t, &in->opds[o]);
+            const ptx_operand *d = &in->opds[0];
+            uint32_t n = d->kind == PTX_OPD_PAIR || d->kind == PTX_OPD_VEC ? d->nelems : 1;
+            for (uint32_t e = 0; from && e < n; e++) {
+                const ptx_operand *x = n > 1 || d->kind == PTX_OPD_PAIR ? &d->elems[e] : d;
+                if (x->kind == PTX_OPD_NAME && x->var && !ptrmap_get(t, x->var)) {
+                    ptrmap_put(t, x->var, (void *)x->var);
+                    changed = true;
+                }
+            }
+        }
+    }
+}
+
 /* Whether every divergent branch, indexed branch, call or warp collective
  * with a divergent guard from which a barrier can be reached is an
  * if-split (a branch over a plain body to its join): a warp then meets
  * every barrier converged, and its other branches read values the whole
- * CTA shares.  Past the last barrier anything goes (the shuffle
- * reduction's `if (warp == 0)`). */
+ * CTA shares (a value from the warp index is uniform in a warp only: its
+ * branches count as divergent here).  Past the last barrier anything goes
+ * (the shuffle reduction's `if (warp == 0)`). */
 static bool splits_before_barriers(fn *F)
 {
     const ptx_instr **last = last_instrs(F);
@@ -1288,6 +1330,8 @@ static bool splits_before_barriers(fn *F)
     if (!reaches)
         abort(); /* lowering has no partial-failure path */
     mark_backward(F, last, barrier, NULL, reaches);
+    ptrmap by_warp = {0};
+    warp_index_values(F, &by_warp);
     bool ok = true;
     for (uint32_t i = 0; ok && i < F->f->nbody; i++) {
         const ptx_stmt *st = &F->f->body[i];
@@ -1296,9 +1340,10 @@ static bool splits_before_barriers(fn *F)
         const ptx_instr *in = st->instr;
         if (in->op == PTX_OP_CALL || in->op == PTX_OP_BRX_IDX)
             ok = false;
-        else if (in->has_guard && !opd_is_uniform(F, &in->guard))
+        else if (in->has_guard && (!opd_is_uniform(F, &in->guard) || reads_any(&by_warp, &in->guard)))
             ok = in->op == PTX_OP_BRA ? branch_skips_if_body(F, i) : !is_sync_point(in);
     }
+    ptrmap_free(&by_warp);
     free(last), free(barrier), free(reaches);
     return ok;
 }

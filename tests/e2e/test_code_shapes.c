@@ -525,6 +525,23 @@ static const char uniform_src[] = HEADER
     "OUT:\n"
     "  mul.wide.u32 %rd2, %r1, 4; add.s64 %rd3, %rd1, %rd2; st.global.u32 [%rd3], %r9;\n"
     "  ret;\n}\n"
+    /* the same through the warp index tid.x >> 5: warp-uniform, not CTA-uniform */
+    ".visible .entry warpidx_barriers(.param .u64 out)\n{\n"
+    "  .reg .pred %p<3>; .reg .b32 %r<16>; .reg .b64 %rd<4>;\n"
+    "  .shared .align 4 .b8 sh[4096];\n"
+    "  ld.param.u64 %rd1, [out]; mov.u32 %r1, %tid.x; mov.u32 %r2, %ntid.x; shr.u32 %r3, %r1, 5;\n"
+    "  mov.u32 %r4, sh; shl.b32 %r5, %r1, 2; add.s32 %r6, %r4, %r5; mul.lo.u32 %r7, %r1, 3;\n"
+    "  setp.lt.u32 %p1, %r3, 2; @%p1 bra LOWX;\n"
+    "  st.shared.u32 [%r6], %r7; bar.sync 0;\n"
+    "  add.s32 %r8, %r1, 37; rem.u32 %r8, %r8, %r2; shl.b32 %r8, %r8, 2; add.s32 %r8, %r4, %r8;\n"
+    "  ld.shared.u32 %r9, [%r8]; add.s32 %r9, %r9, 1000; bra OUTX;\n"
+    "LOWX:\n"
+    "  st.shared.u32 [%r6], %r7; bar.sync 0;\n"
+    "  add.s32 %r8, %r1, 37; rem.u32 %r8, %r8, %r2; shl.b32 %r8, %r8, 2; add.s32 %r8, %r4, %r8;\n"
+    "  ld.shared.u32 %r9, [%r8];\n"
+    "OUTX:\n"
+    "  mul.wide.u32 %rd2, %r1, 4; add.s64 %rd3, %rd1, %rd2; st.global.u32 [%rd3], %r9;\n"
+    "  ret;\n}\n"
     /* the same sum, the 1000 for thread 40 alone: x = 0; if (tid == 40) x = 1 */
     ".visible .entry if_body_gate(.param .u64 out)\n{\n"
     "  .reg .pred %p<3>; .reg .b32 %r<16>; .reg .b64 %rd<4>;\n"
@@ -1563,6 +1580,7 @@ static void test_uniform_barriers_apart(void **state)
 {
     (void)state;
     check_barrier_paths("warpid_barriers", past_two_warps);
+    check_barrier_paths("warpidx_barriers", past_two_warps);
     check_barrier_paths("if_body_gate", thread_40);
     /* a loop of thread-dependent trips: warps meet the barrier apart;
      * past the last barrier, they may part */
