@@ -1376,17 +1376,17 @@ static void test_uniform_with_several_defs(void **state)
     ptxjit_module_unload(m);
 }
 
-static void test_uniform_barriers_tree(void **state)
+/* Kernel `name` sums each CTA's slice of in[] into out[ctaid] (in[i] =
+ * (i * mul) % mod - off), for each block size of blocks[]. */
+static void check_block_sums(const char *name, const uint32_t *blocks, size_t nblocks, int mul, int mod, int off)
 {
-    (void)state;
     ptxjit_module *m;
-    const ptxjit_kernel *k = kernel(uniform_src, "uniform_tree", &m);
+    const ptxjit_kernel *k = kernel(uniform_src, name, &m);
     enum { CTAS = 3 };
-    static const uint32_t blocks[] = {32, 64, 96, 256, 1024, 100};
     static int32_t in[CTAS * 1024];
     for (int i = 0; i < CTAS * 1024; i++)
-        in[i] = i * 7 % 13 - 3;
-    for (size_t b = 0; b < sizeof blocks / sizeof *blocks; b++) {
+        in[i] = i * mul % mod - off;
+    for (size_t b = 0; b < nblocks; b++) {
         uint32_t nt = blocks[b];
         int32_t out[CTAS];
         struct { int32_t *in, *out; } p = {in, out};
@@ -1396,10 +1396,17 @@ static void test_uniform_barriers_tree(void **state)
             for (uint32_t t = 0; t < nt; t++)
                 want += in[c * nt + t];
             if (out[c] != want)
-                fail_msg("block %u: out[%u] = %d, want %d", nt, c, out[c], want);
+                fail_msg("%s, block %u: out[%u] = %d, want %d", name, nt, c, out[c], want);
         }
     }
     ptxjit_module_unload(m);
+}
+
+static void test_uniform_barriers_tree(void **state)
+{
+    (void)state;
+    static const uint32_t blocks[] = {32, 64, 96, 256, 1024, 100};
+    check_block_sums("uniform_tree", blocks, sizeof blocks / sizeof *blocks, 7, 13, 3);
 }
 
 /* Uniform in a warp is not uniform in the CTA: warps past the first two
@@ -1480,27 +1487,8 @@ static void test_uniform_barriers_exit(void **state)
 static void test_uniform_barriers_warp0(void **state)
 {
     (void)state;
-    ptxjit_module *m;
-    const ptxjit_kernel *k = kernel(uniform_src, "shfl_warp0", &m);
-    enum { CTAS = 3 };
     static const uint32_t blocks[] = {32, 64, 96, 256, 1024};
-    static int32_t in[CTAS * 1024];
-    for (int i = 0; i < CTAS * 1024; i++)
-        in[i] = i * 13 % 29 - 11;
-    for (size_t b = 0; b < sizeof blocks / sizeof *blocks; b++) {
-        uint32_t nt = blocks[b];
-        int32_t out[CTAS];
-        struct { int32_t *in, *out; } p = {in, out};
-        run(k, CTAS, nt, 1, 1, &p);
-        for (uint32_t c = 0; c < CTAS; c++) {
-            int32_t want = 0;
-            for (uint32_t t = 0; t < nt; t++)
-                want += in[c * nt + t];
-            if (out[c] != want)
-                fail_msg("block %u: out[%u] = %d, want %d", nt, c, out[c], want);
-        }
-    }
-    ptxjit_module_unload(m);
+    check_block_sums("shfl_warp0", blocks, sizeof blocks / sizeof *blocks, 13, 29, 11);
 }
 
 /* 2D blocks: rows of 64 keep tid.x >> 5 warp-uniform, rows of 48 do not. */
