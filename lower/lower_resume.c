@@ -1064,18 +1064,37 @@ static void run_group(fn *F, uint32_t blk, uint32_t k, const saved_reg *r, uint3
     LLVMBuildBr(b, check);
 }
 
+/* Where at least GROUP_MAX (then fewer, down to 2) of the sweep's warps
+ * are left in todo, that many run the group region from blk to k
+ * (run_group); the builder ends where fewer than 2 are left. */
+static void run_groups(fn *F, uint32_t blk, uint32_t k, const saved_reg *r, uint32_t n, LLVMValueRef todo,
+                       LLVMBasicBlockRef check, bool fresh)
+{
+    lw *L = F->L;
+    LLVMBuilderRef b = L->b;
+    LLVMTypeRef i32t = L->i32;
+    LLVMValueRef count = call_intrinsic(L, "llvm.ctpop", &i32t, 1, &todo, 1);
+    for (uint32_t g = GROUP_MAX; g >= 2; g /= 2) {
+        LLVMBasicBlockRef group = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "uniform.group");
+        LLVMBasicBlockRef fewer = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "uniform.fewer");
+        LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntUGE, count, const_i32(L, g), ""), group, fewer);
+        LLVMPositionBuilderAtEnd(b, group);
+        run_group(F, blk, k, r, n, todo, check, g, fresh);
+        LLVMPositionBuilderAtEnd(b, fewer);
+    }
+}
+
 /* After barrier k, the CTA's last region (a group region to the exit)
- * for all warps, two at a time: then every warp has exited, and the CTA
- * ran whole.  No warp goes through the loop's exit step, whose per-warp
- * dispatch was a third of a tree reduction's last region. */
+ * for all warps, GROUP_MAX at a time and fewer at the end: then every
+ * warp has exited, and the CTA ran whole.  No warp goes through the
+ * loop's exit step, whose per-warp dispatch was a third of a tree
+ * reduction's last region. */
 static void exit_groups(fn *F, uint32_t k, const saved_reg *r, uint32_t n)
 {
     lw *L = F->L;
     LLVMBuilderRef b = L->b;
     LLVMBasicBlockRef check = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "exit.check");
     LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "exit.next");
-    LLVMBasicBlockRef pair = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "exit.pair");
-    LLVMBasicBlockRef one = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "exit.one");
     LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "exit.done");
     LLVMBuildStore(b, all_warps(F), F->todo);
     LLVMBuildBr(b, check);
@@ -1083,12 +1102,7 @@ static void exit_groups(fn *F, uint32_t k, const saved_reg *r, uint32_t n)
     LLVMValueRef todo = LLVMBuildLoad2(b, L->i32, F->todo, "");
     LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntNE, todo, const_i32(L, 0), ""), next, done);
     LLVMPositionBuilderAtEnd(b, next);
-    LLVMTypeRef i32t = L->i32;
-    LLVMValueRef count = call_intrinsic(L, "llvm.ctpop", &i32t, 1, &todo, 1);
-    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntUGE, count, const_i32(L, 2), ""), pair, one);
-    LLVMPositionBuilderAtEnd(b, pair);
-    run_group(F, F->wait_next[k], UINT32_MAX, r, n, todo, check, 2, false);
-    LLVMPositionBuilderAtEnd(b, one);
+    run_groups(F, F->wait_next[k], UINT32_MAX, r, n, todo, check, false);
     run_group(F, F->wait_next[k], UINT32_MAX, r, n, todo, check, 1, false);
     LLVMPositionBuilderAtEnd(b, done);
     mark_whole(F);
@@ -1116,16 +1130,7 @@ static void uniform_step(fn *F, uint32_t k, uint32_t from, LLVMBasicBlockRef res
     LLVMPositionBuilderAtEnd(b, next);
     bool entry = F->entry_group == k;
     if ((from < F->nwaits && F->pair_after[from] == k) || entry) {
-        LLVMTypeRef i32t = L->i32;
-        LLVMValueRef count = call_intrinsic(L, "llvm.ctpop", &i32t, 1, &todo, 1);
-        for (uint32_t g = GROUP_MAX; g >= 2; g /= 2) {
-            LLVMBasicBlockRef group = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "uniform.group");
-            LLVMBasicBlockRef fewer = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "uniform.fewer");
-            LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntUGE, count, const_i32(L, g), ""), group, fewer);
-            LLVMPositionBuilderAtEnd(b, group);
-            run_group(F, entry ? 0 : F->wait_next[from], k, r, n, todo, check, g, entry);
-            LLVMPositionBuilderAtEnd(b, fewer);
-        }
+        run_groups(F, entry ? 0 : F->wait_next[from], k, r, n, todo, check, entry);
     }
     pop_warp(F, todo);
     LLVMBuildBr(b, from < F->nwaits ? restore_from : F->warp_top);

@@ -542,7 +542,7 @@ static void run_resumable(worker *w, cta_slot *s)
     /* Code that ran a CTA whole (uniform barriers) runs every CTA whole
      * and reads no frame header: nothing to set up, nothing to look at
      * after (the frames' header stores were a third of an empty CTA). */
-    for (uint32_t i = 0; i < n && !s->whole_code; i++) {
+    for (uint32_t i = 0; !s->whole_code && i < n; i++) {
         s->state[i] = WARP_RUNNABLE;
         s->red_out[i] = 0;
         ptxjit_warp_frame *f = warp_frame(s, k->frame_size, i);

@@ -90,7 +90,10 @@ typedef void (*ptxjit_warp_fn)(ptxjit_cta *cta, uint32_t warp);
  * constant id, no thread count, no bar.red, no bar.arrive in the kernel),
  * which then completes without the runtime.  It returns when every warp
  * exited or after a sweep that ended otherwise; the frames then hold each
- * warp's state (resume 0: exited) for the runtime to go on from. */
+ * warp's state (resume 0: exited) for the runtime to go on from, except
+ * where the code set ptxjit_cta.whole: it ran the CTA whole and keeps no
+ * frame header (the runtime then sets none up for the launch's later
+ * CTAs either). */
 #define PTXJIT_WARP_CTA_LOOP 0x80000000u
 
 /* CTA barrier operations (the `op` of ptxjit_rt_bar).  A warp arrives as
