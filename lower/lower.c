@@ -532,6 +532,8 @@ LLVMValueRef guard_mask(fn *F, const ptx_instr *in)
 
 void lower_instr(fn *F, const ptx_instr *in)
 {
+    if (F->iv_sums.n && ptrmap_get(&F->iv_sums, in))
+        recompute_register(F, &in->opds[1]); /* the split's start, for its shape */
     LLVMValueRef mask = guard_mask(F, in);
     if (lower_wmma(F, in, mask) || lower_matrix(F, in, mask) || lower_tex(F, in, mask) || lower_half(F, in, mask) || lower_arith(F, in, mask) || lower_bits(F, in, mask) ||
         lower_intmix(F, in, mask) || lower_video(F, in, mask) || lower_mem(F, in, mask) || lower_atomic(F, in, mask) ||
@@ -712,6 +714,7 @@ static void known_block_shape(fn *F)
 static uint32_t lower_function(lw *L, const ptx_func *f)
 {
     fn F = {.L = L, .f = f, .is_entry = f->is_entry, .fn = ptrmap_get(&L->funcs, f)};
+    F.f = f = split_inductions(&F);
     known_block_shape(&F);
     F.resumable = kernel_resumes(L, f);
     if (f->is_entry)
@@ -735,6 +738,7 @@ static uint32_t lower_function(lw *L, const ptx_func *f)
         free(F.regs.keys[i] ? F.regs.vals[i] : NULL);
     ptrmap_free(&F.regs);
     liveness_free(&F);
+    inductions_free(&F);
     ptrmap_free(&F.params);
     ptrmap_free(&F.locals);
     free(F.blocks);

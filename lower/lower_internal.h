@@ -126,6 +126,9 @@ typedef struct fn {
     ptrmap fwd_copy;             /* ptx_instr* -> its copy */
     void **fwd_owned;            /* the copies' allocations */
     uint32_t nfwd_owned;
+    ptrmap iv_sums;              /* ptx_instr* of each T = B + O (lower_induction.c) */
+    void **iv_owned;             /* the rewritten body's allocations */
+    uint32_t niv_owned;
     LLVMValueRef tex_buf;        /* staging buffer of the texture calls (lower_tex.c), lazily */
 } fn;
 
@@ -409,6 +412,13 @@ bool instr_writes_opaque(const ptx_instr *in); /* operand 0 may be read and writ
 bool pure_def(fn *F, const ptx_instr *in);    /* depends on its operands only */
 void reg_add_copy(fn *F, const ptx_var *copy, const ptx_instr *def, const ptx_var *orig, uint32_t elem);
 uint32_t block_successors(fn *F, uint32_t b, const ptx_instr *last, uint32_t *out, uint32_t max);
+
+/* lower_induction.c: per-lane registers stepped by uniform values become
+ * a rematerialized start plus a uniform sum (before any analysis) */
+const ptx_func *split_inductions(fn *F); /* F->f, or its rewritten copy */
+void inductions_free(fn *F);
+/* lower_mem.c: recomputes a rematerialized register (its operands first) */
+void recompute_register(fn *F, const ptx_operand *o);
 
 /* lower_forward.c: a read with one reaching definition reads a copy of it */
 void analyze_forwarding(fn *F); /* after analyze_block_liveness, before analyze_remat */

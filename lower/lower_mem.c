@@ -164,7 +164,7 @@ static void recompute(fn *F, const ptx_operand *o, unsigned *budget)
     lower_instr(F, d);
 }
 
-static void recompute_address(fn *F, const ptx_operand *base)
+void recompute_register(fn *F, const ptx_operand *base)
 {
     unsigned budget = RECOMPUTE_BUDGET;
     LLVMValueRef mask = F->mask;
@@ -186,7 +186,7 @@ static LLVMValueRef base_plus_imm(fn *F, const ptx_instr *in, const ptx_operand 
     if (!b) {
         v = splat(L, narrow_space ? const_i32(L, 0) : const_i64(L, 0));
     } else if (b->var && b->var->space == PTX_SP_REG) {
-        recompute_address(F, b);
+        recompute_register(F, b);
         v = read_opd(F, b, ptx_type_size(b->var->type) <= 4 ? PTX_TYPE_U32 : PTX_TYPE_U64, false);
     } else {
         v = var_address(F, b, in->loc);

@@ -684,6 +684,57 @@ static const char uniform_src[] = HEADER
     "  add.s32 %r12, %r9, 5; st.global.u32 [%rd3+8], %r12;\n"
     "  ret;\n}\n";
 
+/* Per-lane counters stepped by uniform values (lower_induction.c splits
+ * them into a start and a uniform sum).  iv_split: a pointer stepped by a
+ * launch-derived byte count, an index stepped down (sub) and one stepped
+ * by `u + r`, across two barriers per trip, one of them also read before
+ * the loop where only its start reaches; out[4 g ..] = the sum (doubled
+ * each trip), the three counters.  iv_nested: an index restarted at %tid.x
+ * in each trip of an outer loop and stepped by %ntid.x in an inner loop
+ * whose exit lanes take apart; out[tid] = the sum, the index's last value. */
+static const char iv_src[] = HEADER
+    ".visible .entry iv_split(.param .u64 in, .param .u64 out, .param .u32 steps)\n{\n"
+    "  .reg .pred %p<3>; .reg .b32 %r<40>; .reg .b64 %rd<16>; .reg .f32 %f<8>;\n"
+    "  .shared .align 4 .b8 sh[4096];\n"
+    "  ld.param.u64 %rd1, [in]; ld.param.u64 %rd2, [out]; ld.param.u32 %r1, [steps];\n"
+    "  cvta.to.global.u64 %rd3, %rd1;\n"
+    "  mov.u32 %r2, %tid.x; mov.u32 %r3, %tid.y; mov.u32 %r4, %ntid.x; mov.u32 %r5, %ntid.y;\n"
+    "  mad.lo.s32 %r6, %r3, %r4, %r2; mul.lo.s32 %r7, %r4, %r5;\n"
+    "  mov.u32 %r8, %ctaid.x; mad.lo.s32 %r9, %r8, %r7, %r6;\n"
+    "  mul.wide.u32 %rd4, %r9, 4; add.s64 %rd10, %rd3, %rd4;\n"
+    "  mov.u32 %r10, %nctaid.x; mul.lo.s32 %r11, %r10, %r7; shl.b32 %r12, %r11, 2; cvt.u64.u32 %rd5, %r12;\n"
+    "  mov.u32 %r13, 5; mov.u32 %r20, %r6; shl.b32 %r21, %r2, 1; add.s32 %r22, %r20, 1000;\n"
+    "  mov.u32 %r23, sh; shl.b32 %r24, %r6, 2; add.s32 %r25, %r23, %r24;\n"
+    "  mov.f32 %f1, 0f00000000; mov.u32 %r30, 0;\n"
+    "  setp.eq.u32 %p1, %r1, 0; @%p1 bra DONE;\n"
+    "LOOP:\n"
+    "  ld.global.f32 %f2, [%rd10]; add.f32 %f1, %f1, %f2; st.shared.f32 [%r25], %f1;\n"
+    "  bar.sync 0;\n"
+    "  ld.shared.f32 %f3, [%r25]; add.f32 %f1, %f1, %f3;\n"
+    "  bar.sync 0;\n"
+    "  add.s64 %rd10, %rd10, %rd5; sub.s32 %r20, %r20, 3; add.s32 %r21, %r13, %r21;\n"
+    "  add.s32 %r30, %r30, 1; setp.lt.u32 %p2, %r30, %r1; @%p2 bra LOOP;\n"
+    "DONE:\n"
+    "  mul.wide.u32 %rd6, %r9, 16; add.s64 %rd7, %rd2, %rd6;\n"
+    "  st.global.f32 [%rd7], %f1; st.global.u32 [%rd7+4], %r20; st.global.u32 [%rd7+8], %r21;\n"
+    "  st.global.u32 [%rd7+12], %r22;\n"
+    "  ret;\n}\n"
+    ".visible .entry iv_nested(.param .u64 in, .param .u64 out, .param .u32 m, .param .u32 len)\n{\n"
+    "  .reg .pred %p<3>; .reg .b32 %r<40>; .reg .b64 %rd<16>;\n"
+    "  ld.param.u64 %rd1, [in]; ld.param.u64 %rd2, [out]; ld.param.u32 %r1, [m]; ld.param.u32 %r3, [len];\n"
+    "  mov.u32 %r2, %tid.x; mov.u32 %r4, %ntid.x; mov.u32 %r30, 0; mov.u32 %r31, 0;\n"
+    "OUTER:\n"
+    "  mov.u32 %r20, %r2;\n"
+    "INNER:\n"
+    "  setp.ge.u32 %p1, %r20, %r3; @%p1 bra NEXT;\n"
+    "  mul.wide.u32 %rd4, %r20, 4; add.s64 %rd5, %rd1, %rd4; ld.global.u32 %r21, [%rd5];\n"
+    "  add.s32 %r31, %r31, %r21; add.s32 %r20, %r20, %r4; bra INNER;\n"
+    "NEXT:\n"
+    "  add.s32 %r30, %r30, 1; setp.lt.u32 %p2, %r30, %r1; @%p2 bra OUTER;\n"
+    "  mul.wide.u32 %rd6, %r2, 8; add.s64 %rd7, %rd2, %rd6;\n"
+    "  st.global.u32 [%rd7], %r31; st.global.u32 [%rd7+4], %r20;\n"
+    "  ret;\n}\n";
+
 static const ptxjit_kernel *kernel(const char *src, const char *name, ptxjit_module **m)
 {
     char *log = NULL;
@@ -1576,6 +1627,57 @@ static void test_uniform_barriers_apart(void **state)
     check_barrier_paths("loop_after_barrier", trips);
 }
 
+static void test_split_counters(void **state)
+{
+    (void)state;
+    ptxjit_module *m;
+    const ptxjit_kernel *k = kernel(iv_src, "iv_split", &m);
+    enum { CTAS = 3, MAX_T = 256, MAX_STEPS = 5 };
+    static const uint32_t shapes[][2] = {{24, 5}, {16, 16}, {32, 4}, {7, 3}};
+    float in[CTAS * MAX_T * MAX_STEPS];
+    for (uint32_t i = 0; i < sizeof in / sizeof *in; i++)
+        in[i] = (float)(i % 11);
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
+        for (uint32_t steps = 0; steps <= MAX_STEPS; steps += 5) {
+            uint32_t bx = shapes[s][0], by = shapes[s][1], nt = bx * by, out[CTAS * MAX_T * 4];
+            struct { float *in; uint32_t *out; uint32_t steps; } p = {in, out, steps};
+            run(k, CTAS, bx, by, 1, &p);
+            for (uint32_t g = 0; g < CTAS * nt; g++) {
+                uint32_t t = g % nt;
+                float f = 0;
+                for (uint32_t i = 0; i < steps; i++)
+                    f = (f + in[g + i * CTAS * nt]) * 2;
+                uint32_t want[4] = {0, t - 3 * steps, 2 * (t % bx) + 5 * steps, t + 1000};
+                memcpy(&want[0], &f, 4);
+                for (int j = 0; j < 4; j++)
+                    if (out[4 * g + j] != want[j])
+                        fail_msg("block %ux%u, %u steps: out[4 * %u + %d] = %#x, want %#x", bx, by, steps, g, j,
+                                 out[4 * g + j], want[j]);
+            }
+        }
+    ptxjit_module_unload(m);
+    k = kernel(iv_src, "iv_nested", &m);
+    uint32_t vals[300], out[2 * 96];
+    for (uint32_t i = 0; i < 300; i++)
+        vals[i] = i * 7 % 13;
+    static const uint32_t blocks[] = {32, 45, 96};
+    for (size_t b = 0; b < sizeof blocks / sizeof *blocks; b++)
+        for (uint32_t len = 0; len <= 300; len += 150) {
+            uint32_t nt = blocks[b], reps = 3;
+            struct { uint32_t *in, *out; uint32_t m, len; } p = {vals, out, reps, len};
+            run(k, 1, nt, 1, 1, &p);
+            for (uint32_t t = 0; t < nt; t++) {
+                uint32_t sum = 0, i = t;
+                for (; i < len; i += nt)
+                    sum += reps * vals[i];
+                if (out[2 * t] != sum || out[2 * t + 1] != i)
+                    fail_msg("block %u, len %u: thread %u got %u, %u, want %u, %u", nt, len, t, out[2 * t],
+                             out[2 * t + 1], sum, i);
+            }
+        }
+    ptxjit_module_unload(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1609,6 +1711,7 @@ int main(void)
         cmocka_unit_test(test_uniform_barriers_warp0),
         cmocka_unit_test(test_warp_index_in_row),
         cmocka_unit_test(test_uniform_barriers_entry),
+        cmocka_unit_test(test_split_counters),
     };
     return cmocka_run_group_tests(tests, test_ctx_setup, test_ctx_teardown);
 }
