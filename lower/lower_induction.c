@@ -49,6 +49,7 @@ typedef struct pass {
     uint32_t *src_lo, *src_hi;  /* per label statement: its branches' first and last statement */
     uint32_t nowned_cap;
     uint32_t ndecls;            /* of new registers */
+    ptrmap memo[2];             /* ptx_instr* -> immutable()'s answer, without and with %tid */
 } pass;
 
 enum { DEPTH = 16, REACH = 512 }; /* bounds on the searches below */
@@ -212,12 +213,17 @@ static bool immutable(pass *P, const ptx_operand *o, uint32_t at, bool per_lane,
     const ptx_instr *in = s == UINT32_MAX ? NULL : instr_at(P, s);
     if (!in || in->has_guard || !pure_def(P->F, in))
         return false;
-    if (in->op == PTX_OP_LD) /* pure_def took it: a kernel parameter */
-        return true;
-    for (uint32_t i = 1; i < in->nopds; i++)
-        if (!immutable(P, &in->opds[i], s, per_lane, lane, depth - 1))
-            return false;
-    return true;
+    /* remembered per definition: 1 uniform, 2 per lane, 3 neither */
+    uintptr_t known = (uintptr_t)ptrmap_get(&P->memo[per_lane], in);
+    if (!known) {
+        bool ok = true, own_lane = false;
+        for (uint32_t i = 1; ok && i < in->nopds && in->op != PTX_OP_LD; i++) /* ld: a kernel parameter */
+            ok = immutable(P, &in->opds[i], s, per_lane, &own_lane, depth - 1);
+        known = !ok ? 3 : own_lane ? 2 : 1;
+        ptrmap_put(&P->memo[per_lane], in, (void *)known);
+    }
+    *lane |= known == 2;
+    return known != 3;
 }
 
 static bool int_type(ptx_type t, uint32_t size)
@@ -555,6 +561,8 @@ const ptx_func *split_inductions(fn *F)
     }
     ptrmap_free(&P.defs);
     ptrmap_free(&P.splits);
+    ptrmap_free(&P.memo[0]);
+    ptrmap_free(&P.memo[1]);
     return out;
 }
 

@@ -16,7 +16,8 @@
  * (loop counters, guarded writes) next to if-bodies, barriers every warp
  * reaches together (a tree over a CTA-uniform loop, a straight region
  * between them run for two warps at a time) and barriers warps
- * reach apart (%warpid, a register an if-body sets); a misaligned base
+ * reach apart (%warpid, a register an if-body sets), per-lane counters
+ * stepped by uniform values (split into a start and a sum); a misaligned base
  * faults on each of those paths.  Each kernel runs with code specialized for its
  * block shape and with the generic code (PTXJIT_SPECIALIZE). */
 #include <math.h>
