@@ -50,6 +50,7 @@ typedef struct pass {
     uint32_t nowned_cap;
     uint32_t ndecls;            /* of new registers */
     ptrmap memo[2];             /* ptx_instr* -> immutable()'s answer, without and with %tid */
+    bool overflow;              /* an instruction reads more than MAX_READ splits */
 } pass;
 
 enum { DEPTH = 16, REACH = 512 }; /* bounds on the searches below */
@@ -359,7 +360,7 @@ typedef struct body {
     uint32_t n, cap;
 } body;
 
-static void emit(pass *P, body *b, const ptx_stmt *s)
+static void emit(body *b, const ptx_stmt *s)
 {
     if (b->n == b->cap) {
         b->cap = b->cap ? 2 * b->cap : 64;
@@ -367,7 +368,6 @@ static void emit(pass *P, body *b, const ptx_stmt *s)
         if (!b->s)
             abort();
     }
-    (void)P;
     b->s[b->n++] = *s;
 }
 
@@ -376,7 +376,7 @@ static void emit_instr(pass *P, body *b, const ptx_stmt *like, ptx_instr *in)
     ptx_stmt s = *like;
     s.kind = PTX_STMT_INSTR;
     s.instr = in;
-    emit(P, b, &s);
+    emit(b, &s);
 }
 
 /* Registers are saved across barriers by their declarations
@@ -384,7 +384,7 @@ static void emit_instr(pass *P, body *b, const ptx_stmt *like, ptx_instr *in)
 static void declare(pass *P, body *decls, ptx_var *v)
 {
     ptx_stmt s = {.kind = PTX_STMT_VAR, .loc = v->loc, .var = v};
-    emit(P, decls, &s);
+    emit(decls, &s);
 }
 
 static ptx_instr *new_instr(pass *P, const ptx_instr *like, ptx_opcode op, ptx_type t, uint32_t nopds)
@@ -439,6 +439,8 @@ static void find_reads(pass *P, const ptx_operand *o, uint32_t i, split **read, 
     uint32_t k = 0;
     while (s && k < *nread && read[k] != s)
         k++;
+    if (s && k == *nread && k == MAX_READ)
+        P->overflow = true; /* not rewritten at all */
     if (s && k == *nread && k < MAX_READ) {
         read[k] = s;
         sum[k] = reaching_def(P, o, i) != s->start;
@@ -460,7 +462,7 @@ static uint32_t rewrite(pass *P, body *b, body *decls, uint32_t i, const uint32_
                 for (uint32_t k = 0; k < st->ntargets; k++)
                     copy_operand(P, &s.targets[k], &st->targets[k], NULL, NULL, 0, renum);
             }
-            emit(P, b, &s);
+            emit(b, &s);
         }
         return 1;
     }
@@ -536,9 +538,11 @@ const ptx_func *split_inductions(fn *F)
     scan_body(&P);
     const ptx_func *out = f;
     if (find_splits(&P)) {
-        uint32_t *renum = owned_alloc(&P, (f->nbody + 1) * sizeof *renum);
         for (uint32_t i = 0; i < f->nbody; i++) /* counts the declarations, which come first */
-            rewrite(&P, NULL, NULL, i, renum);
+            rewrite(&P, NULL, NULL, i, NULL);
+    }
+    if (P.ndecls && !P.overflow) {
+        uint32_t *renum = owned_alloc(&P, (f->nbody + 1) * sizeof *renum);
         for (uint32_t i = 0, at = P.ndecls; i <= f->nbody; i++) {
             renum[i] = at;
             if (i < f->nbody)
