@@ -130,7 +130,8 @@ static char *compile(ptxjit_kernel *k, const uint32_t ntid[3], void **obj, size_
     double t0 = ptxjit_now();
     /* A context of its own: kernels compile in parallel. */
     LLVMContextRef llvm = LLVMContextCreate();
-    lower_options o = {.kernel = k->info->name, .ntid = {ntid[0], ntid[1], ntid[2]}};
+    lower_options o = {.kernel = k->info->name, .ntid = {ntid[0], ntid[1], ntid[2]},
+                       .frame_stride = k->info->frame_size};
     lower_result lr;
     ptx_diags d = {0};
     char *sym = NULL;
@@ -142,7 +143,8 @@ static char *compile(ptxjit_kernel *k, const uint32_t ntid[3], void **obj, size_
         jit_times jt = {0};
         if (!sym)
             LLVMDisposeModule(lr.mod), snprintf(err, errlen, "out of memory");
-        else if (lr.kernels[0].frame_size != k->info->frame_size) /* the runtime sizes frames by info */
+        else if (lr.kernels[0].frame_size != k->info->frame_size) /* the runtime sizes frames by info;
+                                                                   * smaller ones are padded to it */
             LLVMDisposeModule(lr.mod), free(sym), sym = NULL,
                 snprintf(err, errlen, "internal error: kernel '%s' compiled with another warp frame size",
                          k->info->name);

@@ -21,6 +21,8 @@ typedef struct lower_options {
     bool skip_verify;        /* the caller only wants the errors and metadata */
     bool variables_only;     /* lower the module's variables (defined) and the
                                 functions their initializers name, no kernel */
+    uint32_t frame_stride;   /* resumable: warp frames at least this far apart (the
+                                runtime's stride, sized by the generic version) */
 } lower_options;
 
 typedef struct lower_kernel {

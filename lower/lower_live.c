@@ -396,13 +396,7 @@ static void analyze_multi_uniform(fn *F)
             uint32_t k = reg_elem(&in->opds[0]);
             if (!ri || k >= ri->n || !ri->uniform[k])
                 continue;
-            /* not the warp index (warp_in_row): taken here, the branches
-             * on it let this analysis run on CUB's single-tile radix sort
-             * (a branch on tid.x >> 5 before more barriers), which then
-             * sorted wrongly (test cudart_thrust_sort); the cause is not
-             * pinned down, so this analysis keeps to what it was checked
-             * with */
-            if (def_uniform_over_operands(F, in) &&
+            if (def_uniform(F, in) &&
                 (!body[F->block_of_stmt[i]] || (ri->ndefs_exact[k] == 1 && reads_immutable(F, in)))) {
                 ri->defs_seen[k]++;
             } else {

@@ -1505,6 +1505,8 @@ uint32_t resume_finish(fn *F)
     rematerialize(F);
     write_reductions(F);
     resume_jump(F);
+    if (size < L->opts.frame_stride) /* a specialized version's frames, laid out as the generic one's */
+        size = L->opts.frame_stride;
     LLVMSetInitializer(F->frame_size, const_i64(L, size));
     free(regs);
     free(F->waits);

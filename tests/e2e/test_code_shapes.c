@@ -17,7 +17,8 @@
  * reaches together (a tree over a CTA-uniform loop, a straight region
  * between them run for two warps at a time) and barriers warps
  * reach apart (%warpid, a register an if-body sets), per-lane counters
- * stepped by uniform values (split into a start and a sum); a misaligned base
+ * stepped by uniform values (split into a start and a sum), a specialized
+ * version with a smaller warp frame than the generic one; a misaligned base
  * faults on each of those paths.  Each kernel runs with code specialized for its
  * block shape and with the generic code (PTXJIT_SPECIALIZE). */
 #include <math.h>
@@ -734,6 +735,24 @@ static const char iv_src[] = HEADER
     "  add.s32 %r30, %r30, 1; setp.lt.u32 %p2, %r30, %r1; @%p2 bra OUTER;\n"
     "  mul.wide.u32 %rd6, %r2, 8; add.s64 %rd7, %rd2, %rd6;\n"
     "  st.global.u32 [%rd7], %r31; st.global.u32 [%rd7+4], %r20;\n"
+    "  ret;\n}\n";
+
+/* A register from the warp index kept across barriers, with a second
+ * definition that is no counter step: uniform (a scalar in the warp
+ * frame) where the block shape is known, per lane in the generic code, so
+ * the specialized version's frame is smaller than the one the runtime
+ * sized at load.  out[tid] = (tid >> 5) * 3^n. */
+static const char warp_frame_src[] = HEADER
+    ".visible .entry warp_frame(.param .u64 out, .param .u32 n)\n{\n"
+    "  .reg .pred %p<3>; .reg .b32 %r<12>; .reg .b64 %rd<4>;\n"
+    "  ld.param.u64 %rd1, [out]; ld.param.u32 %r5, [n];\n"
+    "  mov.u32 %r1, %tid.x; shr.u32 %r2, %r1, 5; mov.u32 %r3, %r2; mov.u32 %r4, 0;\n"
+    "  setp.eq.u32 %p1, %r5, 0; @%p1 bra DONE;\n"
+    "LOOP:\n"
+    "  bar.sync 0; mul.lo.s32 %r3, %r3, 3; bar.sync 0;\n"
+    "  add.s32 %r4, %r4, 1; setp.lt.u32 %p2, %r4, %r5; @%p2 bra LOOP;\n"
+    "DONE:\n"
+    "  mul.wide.u32 %rd2, %r1, 4; add.s64 %rd3, %rd1, %rd2; st.global.u32 [%rd3], %r3;\n"
     "  ret;\n}\n";
 
 static const ptxjit_kernel *kernel(const char *src, const char *name, ptxjit_module **m)
@@ -1679,6 +1698,23 @@ static void test_split_counters(void **state)
     ptxjit_module_unload(m);
 }
 
+static void test_smaller_specialized_frame(void **state)
+{
+    (void)state;
+    ptxjit_module *m;
+    const ptxjit_kernel *k = kernel(warp_frame_src, "warp_frame", &m);
+    static const uint32_t blocks[] = {64, 96, 256, 45};
+    for (size_t b = 0; b < sizeof blocks / sizeof *blocks; b++) {
+        uint32_t nt = blocks[b], out[256];
+        struct { uint32_t *out; uint32_t n; } p = {out, 4};
+        run(k, 2, nt, 1, 1, &p);
+        for (uint32_t t = 0; t < nt; t++)
+            if (out[t] != (t >> 5) * 81)
+                fail_msg("block %u: out[%u] = %u, want %u", nt, t, out[t], (t >> 5) * 81);
+    }
+    ptxjit_module_unload(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1713,6 +1749,7 @@ int main(void)
         cmocka_unit_test(test_warp_index_in_row),
         cmocka_unit_test(test_uniform_barriers_entry),
         cmocka_unit_test(test_split_counters),
+        cmocka_unit_test(test_smaller_specialized_frame),
     };
     return cmocka_run_group_tests(tests, test_ctx_setup, test_ctx_teardown);
 }
