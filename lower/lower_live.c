@@ -29,6 +29,7 @@ typedef struct reg_info {
     uint8_t *opaque;       /* written opaquely (calls, components, across a call boundary): never uniform */
     uint8_t *immutable;    /* uniform by its single definition over immutable values */
     uint32_t *defs_seen;   /* analyze_multi_uniform's count of checked definitions */
+    uint8_t *sides;        /* analyze_multi_uniform: touched past a leaving branch (READ_T ..) */
 } reg_info;
 
 static reg_info *info_of(fn *F, const ptx_var *v)
@@ -49,7 +50,8 @@ static reg_info *info_of(fn *F, const ptx_var *v)
         ri->opaque = calloc(ri->n, 1);
         ri->immutable = calloc(ri->n, 1);
         ri->defs_seen = calloc(ri->n, sizeof *ri->defs_seen);
-        if (!ri->def_block || !ri->exposed || !ri->uniform || !ri->remat || !ri->def ||
+        ri->sides = calloc(ri->n, 1);
+        if (!ri->sides || !ri->def_block || !ri->exposed || !ri->uniform || !ri->remat || !ri->def ||
             !ri->ndefs_exact || !ri->opaque || !ri->immutable || !ri->defs_seen)
             abort();
         ptrmap_put(&F->live, v, ri);
@@ -325,13 +327,22 @@ bool branch_skips_if_body(fn *F, uint32_t i)
     return n < F->nblocks && t != n && F->if_join[n] == t + 1;
 }
 
+/* Divergent branches that are no if-body split, where a kernel without
+ * barriers lets them (leaving_ok): lanes that go one way may never touch a
+ * register again that the others write (a grid-stride loop's exit). */
+enum { MAX_LEAVING = 8 };
+typedef struct leaving {
+    uint32_t n, stmt[MAX_LEAVING];
+} leaving;
+
 /* Marks the if-bodies of divergent branches; false when a branch is
- * neither uniform nor such a split (or the kernel calls, branches through
- * a table, or waits under a divergent guard). */
-static bool branches_converge(fn *F, uint8_t *body)
+ * neither uniform nor such a split nor a leaving one (or the kernel calls,
+ * branches through a table, or waits under a divergent guard). */
+static bool branches_converge(fn *F, uint8_t *body, leaving *lv, bool leaving_ok)
 {
     const ptx_func *f = F->f;
     memset(body, 0, F->nblocks);
+    lv->n = 0;
     for (uint32_t i = 0; i < f->nbody; i++) {
         if (f->body[i].kind != PTX_STMT_INSTR)
             continue;
@@ -341,14 +352,113 @@ static bool branches_converge(fn *F, uint8_t *body)
         if (!in->has_guard || opd_uniform(F, &in->guard))
             continue;
         if (in->op == PTX_OP_BRA) {
-            if (!branch_skips_if_body(F, i))
+            if (branch_skips_if_body(F, i))
+                body[F->next_block[F->block_of_stmt[i]]] = 1;
+            else if (leaving_ok && lv->n < MAX_LEAVING)
+                lv->stmt[lv->n++] = i;
+            else
                 return false;
-            body[F->next_block[F->block_of_stmt[i]]] = 1;
         } else if (is_sync_point(in) || (ptx_op_effects(in->op) & E_SYNC)) {
             return false;
         }
     }
     return true;
+}
+
+/* A barrier or another wait anywhere in the function. */
+static bool waits_anywhere(fn *F)
+{
+    for (uint32_t i = 0; i < F->f->nbody; i++) {
+        const ptx_stmt *s = &F->f->body[i];
+        if (s->kind == PTX_STMT_INSTR && (is_sync_point(s->instr) || (ptx_op_effects(s->instr->op) & E_SYNC)))
+            return true;
+    }
+    return false;
+}
+
+/* The blocks reachable from block `from` (itself included). */
+static void reach_from(fn *F, uint32_t from, uint8_t *seen, const ptx_instr **last, uint32_t *stack)
+{
+    memset(seen, 0, F->nblocks);
+    uint32_t top = 0;
+    if (from >= F->nblocks)
+        return;
+    seen[from] = 1;
+    stack[top++] = from;
+    while (top) {
+        uint32_t b = stack[--top], succ[64];
+        uint32_t ns = block_successors(F, b, last[b], succ, 64);
+        for (uint32_t e = 0; e < ns; e++)
+            if (succ[e] < F->nblocks && !seen[succ[e]])
+                seen[succ[e]] = 1, stack[top++] = succ[e];
+    }
+}
+
+enum { READ_T = 1, WRITE_T = 2, READ_F = 4, WRITE_F = 8 };
+
+static void mark_sides(fn *F, const ptx_operand *o, uint8_t bits)
+{
+    if (is_reg_opd(o)) {
+        reg_info *ri = ptrmap_get(&F->live, o->var);
+        uint32_t k = reg_elem(o);
+        if (ri && k < ri->n)
+            ri->sides[k] |= bits;
+    }
+    for (uint32_t e = 0; e < o->nelems; e++)
+        mark_sides(F, &o->elems[e], bits);
+}
+
+/* Drops the uniform registers that lanes on one side of a leaving branch
+ * write while lanes on the other side read or write them. */
+static bool drop_split_registers(fn *F, const leaving *lv)
+{
+    const ptx_func *f = F->f;
+    uint32_t nb = F->nblocks;
+    uint8_t *taken = calloc(nb, 1), *fall = calloc(nb, 1);
+    const ptx_instr **last = calloc(nb, sizeof *last);
+    uint32_t *stack = calloc(nb, sizeof *stack);
+    if (!taken || !fall || !last || !stack)
+        abort();
+    for (uint32_t i = 0; i < f->nbody; i++)
+        if (f->body[i].kind == PTX_STMT_INSTR && F->block_of_stmt[i] < nb)
+            last[F->block_of_stmt[i]] = f->body[i].instr;
+    bool changed = false;
+    for (uint32_t j = 0; j < lv->n; j++) {
+        const ptx_instr *br = f->body[lv->stmt[j]].instr;
+        reach_from(F, F->block_of_stmt[br->opds[0].label], taken, last, stack);
+        reach_from(F, F->next_block[F->block_of_stmt[lv->stmt[j]]], fall, last, stack);
+        for (uint32_t i = 0; i < F->live.cap; i++)
+            if (F->live.keys[i]) {
+                reg_info *ri = F->live.vals[i];
+                memset(ri->sides, 0, ri->n);
+            }
+        for (uint32_t i = 0; i < f->nbody; i++) {
+            uint32_t b = F->block_of_stmt[i];
+            if (f->body[i].kind != PTX_STMT_INSTR || b >= nb || (!taken[b] && !fall[b]))
+                continue;
+            const ptx_instr *in = f->body[i].instr;
+            uint8_t r = (taken[b] ? READ_T : 0) | (fall[b] ? READ_F : 0), w = (uint8_t)(r << 1);
+            bool def = in->nopds && first_role(in) != ROLE_USE;
+            if (in->has_guard)
+                mark_sides(F, &in->guard, r);
+            for (uint32_t k = 0; k < in->nopds; k++)
+                mark_sides(F, &in->opds[k], k == 0 && def ? (uint8_t)(r | w) : r);
+        }
+        for (uint32_t i = 0; i < F->live.cap; i++)
+            if (F->live.keys[i]) {
+                reg_info *ri = F->live.vals[i];
+                for (uint32_t k = 0; k < ri->n; k++) {
+                    uint8_t s = ri->sides[k];
+                    if (ri->uniform[k] && (((s & WRITE_T) && (s & (READ_F | WRITE_F))) ||
+                                           ((s & WRITE_F) && (s & (READ_T | WRITE_T))))) {
+                        ri->uniform[k] = 0;
+                        changed = true;
+                    }
+                }
+            }
+    }
+    free(taken), free(fall), free(last), free(stack);
+    return changed;
 }
 
 static void analyze_multi_uniform(fn *F)
@@ -367,10 +477,11 @@ static void analyze_multi_uniform(fn *F)
             for (uint32_t k = 0; k < ri->n; k++)
                 ri->uniform[k] = ri->ndefs_exact[k] && !ri->opaque[k];
         }
-    bool converge = true;
+    bool converge = true, leaving_ok = !waits_anywhere(F);
+    leaving lv;
     for (bool changed = true; changed;) {
         changed = false;
-        if (!branches_converge(F, body)) {
+        if (!branches_converge(F, body, &lv, leaving_ok)) {
             for (uint32_t i = 0; i < F->live.cap; i++)
                 if (F->live.keys[i]) {
                     reg_info *ri = F->live.vals[i];
@@ -413,7 +524,11 @@ static void analyze_multi_uniform(fn *F)
                         changed = true;
                     }
             }
+        if (lv.n && drop_split_registers(F, &lv))
+            changed = true;
     }
+    if (converge && lv.n) /* some lanes may have left: no block runs the whole warp for sure */
+        converge = false;
     if (converge) { /* the blocks outside if-bodies */
         for (uint32_t b = 0; b < F->nblocks; b++)
             body[b] = !body[b];
@@ -474,6 +589,7 @@ void liveness_free(fn *F)
             free(ri->opaque);
             free(ri->immutable);
             free(ri->defs_seen);
+            free(ri->sides);
             free(ri);
         }
     ptrmap_free(&F->live);

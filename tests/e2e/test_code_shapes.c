@@ -18,7 +18,8 @@
  * between them run for two warps at a time) and barriers warps
  * reach apart (%warpid, a register an if-body sets), per-lane counters
  * stepped by uniform values (split into a start and a sum), a specialized
- * version with a smaller warp frame than the generic one; a misaligned base
+ * version with a smaller warp frame than the generic one, lanes that leave
+ * a loop apart; a misaligned base
  * faults on each of those paths.  Each kernel runs with code specialized for its
  * block shape and with the generic code (PTXJIT_SPECIALIZE). */
 #include <math.h>
@@ -753,6 +754,20 @@ static const char warp_frame_src[] = HEADER
     "  add.s32 %r4, %r4, 1; setp.lt.u32 %p2, %r4, %r5; @%p2 bra LOOP;\n"
     "DONE:\n"
     "  mul.wide.u32 %rd2, %r1, 4; add.s64 %rd3, %rd1, %rd2; st.global.u32 [%rd3], %r3;\n"
+    "  ret;\n}\n";
+
+/* Lanes leaving a loop apart in a kernel without barriers: a counter
+ * stepped in the loop (uniform while lanes loop together) and a split
+ * index, both read after the loop.  out[2 t] = t % 5 + 1 trips,
+ * out[2 t + 1] = t + 7 * trips. */
+static const char leave_src[] = HEADER
+    ".visible .entry leave_count(.param .u64 out)\n{\n"
+    "  .reg .pred %p<3>; .reg .b32 %r<12>; .reg .b64 %rd<4>;\n"
+    "  ld.param.u64 %rd1, [out];\n"
+    "  mov.u32 %r1, %tid.x; rem.u32 %r2, %r1, 5; add.u32 %r2, %r2, 1; mov.u32 %r3, 0; mov.u32 %r4, %r1;\n"
+    "LOOP:\n"
+    "  add.s32 %r3, %r3, 1; add.s32 %r4, %r4, 7; setp.lt.u32 %p1, %r3, %r2; @%p1 bra LOOP;\n"
+    "  mul.wide.u32 %rd2, %r1, 8; add.s64 %rd3, %rd1, %rd2; st.global.v2.u32 [%rd3], {%r3, %r4};\n"
     "  ret;\n}\n";
 
 static const ptxjit_kernel *kernel(const char *src, const char *name, ptxjit_module **m)
@@ -1715,6 +1730,24 @@ static void test_smaller_specialized_frame(void **state)
     ptxjit_module_unload(m);
 }
 
+static void test_lanes_leave_loops(void **state)
+{
+    (void)state;
+    ptxjit_module *m;
+    const ptxjit_kernel *k = kernel(leave_src, "leave_count", &m);
+    static const uint32_t blocks[] = {32, 45, 96};
+    for (size_t b = 0; b < sizeof blocks / sizeof *blocks; b++) {
+        uint32_t nt = blocks[b], out[2 * 96];
+        struct { uint32_t *out; } p = {out};
+        run(k, 1, nt, 1, 1, &p);
+        for (uint32_t t = 0; t < nt; t++)
+            if (out[2 * t] != t % 5 + 1 || out[2 * t + 1] != t + 7 * (t % 5 + 1))
+                fail_msg("block %u: thread %u got %u, %u, want %u, %u", nt, t, out[2 * t], out[2 * t + 1], t % 5 + 1,
+                         t + 7 * (t % 5 + 1));
+    }
+    ptxjit_module_unload(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1750,6 +1783,7 @@ int main(void)
         cmocka_unit_test(test_uniform_barriers_entry),
         cmocka_unit_test(test_split_counters),
         cmocka_unit_test(test_smaller_specialized_frame),
+        cmocka_unit_test(test_lanes_leave_loops),
     };
     return cmocka_run_group_tests(tests, test_ctx_setup, test_ctx_teardown);
 }
