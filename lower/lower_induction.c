@@ -431,8 +431,8 @@ static ptx_instr *copy_instr(pass *P, const ptx_instr *in, split **read, ptx_var
 
 enum { MAX_READ = 8 };
 
-/* The splits o reads at statement i, each once; *late counts those a step
- * may reach (read as B + O, the others as B). */
+/* The splits o reads at statement i, each once; sum[k] is set for those a
+ * step may reach (read as B + O, the others as B). */
 static void find_reads(pass *P, const ptx_operand *o, uint32_t i, split **read, bool *sum, uint32_t *nread)
 {
     split *s = split_of(P, o);
@@ -529,6 +529,26 @@ static void dump(const ptx_func *g)
     free(txt);
 }
 
+/* The function with the splits made: statement i starts at renum[i]. */
+static const ptx_func *rewritten(pass *P, const uint32_t *renum)
+{
+    const ptx_func *f = P->F->f;
+    body b = {0}, decls = {0};
+    for (uint32_t i = 0; i < f->nbody; i++)
+        rewrite(P, &b, &decls, i, renum);
+    ptx_func *g = owned_alloc(P, sizeof *g);
+    *g = *f;
+    g->nbody = decls.n + b.n;
+    g->body = owned_alloc(P, g->nbody * sizeof *g->body);
+    memcpy(g->body, decls.s, decls.n * sizeof *g->body);
+    memcpy(g->body + decls.n, b.s, b.n * sizeof *g->body);
+    free(b.s);
+    free(decls.s);
+    if (getenv("PTXJIT_IV_DUMP"))
+        dump(g);
+    return g;
+}
+
 const ptx_func *split_inductions(fn *F)
 {
     const ptx_func *f = F->f;
@@ -538,30 +558,15 @@ const ptx_func *split_inductions(fn *F)
     scan_body(&P);
     const ptx_func *out = f;
     if (find_splits(&P)) {
-        for (uint32_t i = 0; i < f->nbody; i++) /* counts the declarations, which come first */
-            rewrite(&P, NULL, NULL, i, NULL);
-    }
-    if (P.ndecls && !P.overflow) {
+        /* the statements each one becomes, and the declarations, which come first */
         uint32_t *renum = owned_alloc(&P, (f->nbody + 1) * sizeof *renum);
-        for (uint32_t i = 0, at = P.ndecls; i <= f->nbody; i++) {
-            renum[i] = at;
-            if (i < f->nbody)
-                at += rewrite(&P, NULL, NULL, i, renum);
-        }
-        body b = {0}, decls = {0};
         for (uint32_t i = 0; i < f->nbody; i++)
-            rewrite(&P, &b, &decls, i, renum);
-        ptx_func *g = owned_alloc(&P, sizeof *g);
-        *g = *f;
-        g->nbody = decls.n + b.n;
-        g->body = owned_alloc(&P, g->nbody * sizeof *g->body);
-        memcpy(g->body, decls.s, decls.n * sizeof *g->body);
-        memcpy(g->body + decls.n, b.s, b.n * sizeof *g->body);
-        free(b.s);
-        free(decls.s);
-        out = g;
-        if (getenv("PTXJIT_IV_DUMP"))
-            dump(g);
+            renum[i + 1] = rewrite(&P, NULL, NULL, i, NULL);
+        renum[0] = P.ndecls;
+        for (uint32_t i = 1; i <= f->nbody; i++)
+            renum[i] += renum[i - 1];
+        if (!P.overflow)
+            out = rewritten(&P, renum);
     }
     ptrmap_free(&P.defs);
     ptrmap_free(&P.splits);

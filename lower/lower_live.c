@@ -335,6 +335,12 @@ typedef struct leaving {
     uint32_t n, stmt[MAX_LEAVING];
 } leaving;
 
+/* A barrier, a warp collective or another wait. */
+static bool waits(const ptx_instr *in)
+{
+    return is_sync_point(in) || (ptx_op_effects(in->op) & E_SYNC);
+}
+
 /* Marks the if-bodies of divergent branches; false when a branch is
  * neither uniform nor such a split nor a leaving one (or the kernel calls,
  * branches through a table, or waits under a divergent guard). */
@@ -358,7 +364,7 @@ static bool branches_converge(fn *F, uint8_t *body, leaving *lv, bool leaving_ok
                 lv->stmt[lv->n++] = i;
             else
                 return false;
-        } else if (is_sync_point(in) || (ptx_op_effects(in->op) & E_SYNC)) {
+        } else if (waits(in)) {
             return false;
         }
     }
@@ -370,7 +376,7 @@ static bool waits_anywhere(fn *F)
 {
     for (uint32_t i = 0; i < F->f->nbody; i++) {
         const ptx_stmt *s = &F->f->body[i];
-        if (s->kind == PTX_STMT_INSTR && (is_sync_point(s->instr) || (ptx_op_effects(s->instr->op) & E_SYNC)))
+        if (s->kind == PTX_STMT_INSTR && waits(s->instr))
             return true;
     }
     return false;
