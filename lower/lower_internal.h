@@ -407,6 +407,7 @@ bool reg_live_in(fn *F, uint32_t block, const ptx_var *v, uint32_t elem);
 void analyze_remat(fn *F);
 bool reg_is_remat(fn *F, const ptx_var *v, uint32_t elem);
 const ptx_instr *remat_def_of(fn *F, const ptx_operand *o);
+const ptx_instr *single_def(fn *F, const ptx_operand *o); /* one whole, unguarded write */
 bool instr_defines_remat(fn *F, const ptx_instr *in);
 bool instr_writes_opaque(const ptx_instr *in); /* operand 0 may be read and written */
 bool pure_def(fn *F, const ptx_instr *in);    /* depends on its operands only */
@@ -417,6 +418,10 @@ uint32_t block_successors(fn *F, uint32_t b, const ptx_instr *last, uint32_t *ou
  * a rematerialized start plus a uniform sum (before any analysis) */
 const ptx_func *split_inductions(fn *F); /* F->f, or its rewritten copy */
 void inductions_free(fn *F);
+/* lower_thread_value.c: whether a guard (a predicate operand) has one
+ * value in every lane of a warp, known at compile time from the block
+ * shape; *value: that value */
+bool warp_guard_known(fn *F, const ptx_operand *guard, uint32_t warp, bool *value);
 /* lower_mem.c: recomputes a rematerialized register (its operands first) */
 void recompute_register(fn *F, const ptx_operand *o);
 

@@ -794,6 +794,19 @@ const ptx_instr *remat_def_of(fn *F, const ptx_operand *o)
     return ri && k < ri->n && ri->remat[k] ? ri->def[k] : NULL;
 }
 
+/* The one definition of a register operand, written whole and unguarded
+ * (so every read sees what it wrote), or NULL. */
+const ptx_instr *single_def(fn *F, const ptx_operand *o)
+{
+    if (!is_reg_opd(o))
+        return NULL;
+    reg_info *ri = ptrmap_get(&F->live, o->var);
+    uint32_t k = reg_elem(o);
+    if (!ri || k >= ri->n || ri->ndefs_exact[k] != 1 || ri->opaque[k] || ri->def[k]->has_guard)
+        return NULL;
+    return ri->def[k];
+}
+
 /* The defining instruction of a rematerialized register operand 0 of in. */
 bool instr_defines_remat(fn *F, const ptx_instr *in)
 {

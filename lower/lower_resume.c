@@ -930,6 +930,63 @@ static bool group_region_at(fn *F, uint32_t x, uint32_t k, group_region *g)
     return g->n && size && size <= PAIR_MAX;
 }
 
+/* Whether statements [first, end) only compute registers that are dead
+ * at block `after` (none when after >= nblocks: the exit). */
+static bool computes_dead(fn *F, uint32_t first, uint32_t end, uint32_t after)
+{
+    for (uint32_t i = first; i < end; i++) {
+        const ptx_stmt *st = &F->f->body[i];
+        if (st->kind != PTX_STMT_INSTR)
+            continue;
+        const ptx_operand *d = &st->instr->opds[0];
+        if (!pure_def(F, st->instr) || !is_reg_opd(d) ||
+            (after < F->nblocks && reg_live_in(F, after, d->var, reg_elem(d))))
+            return false;
+    }
+    return true;
+}
+
+/* Whether warp w may do anything in group region g before barrier
+ * block `after`: run an if-body (its branch's guard not known to skip it
+ * in every lane) or an instruction whose effect outlives the region, on
+ * its way to the exit. */
+static bool warp_acts(fn *F, const group_region *g, uint32_t after, uint32_t w)
+{
+    for (uint32_t sg = 0; sg < g->n; sg++) {
+        bool v;
+        if (!computes_dead(F, g->seg[sg].x_first, g->seg[sg].x_end, after))
+            return true;
+        if (g->seg[sg].split && !(warp_guard_known(F, &g->seg[sg].split->guard, w, &v) && v))
+            return true;
+        if (g->seg[sg].skip && warp_guard_known(F, &g->seg[sg].skip->guard, w, &v) && v)
+            return false;
+    }
+    return false;
+}
+
+/* The sweep's warps for the group region from block x to barrier k (k >=
+ * nwaits: to the exit): every warp, but with the block shape known, the
+ * range from the first to the last warp that acts there (warp_acts).  The
+ * others' frames keep what the region would leave in them, so they skip
+ * it: the tree reduction's `tid < 64` region runs warps 0 and 1, of 8.
+ * A range, as a uniform sweep's warps are contiguous (run_group). */
+static LLVMValueRef region_warps(fn *F, uint32_t x, uint32_t k)
+{
+    group_region g;
+    uint32_t threads = F->ntid[0] * F->ntid[1] * F->ntid[2], nwarps = (threads + W - 1) / W, acts = 0;
+    uint32_t after = k < F->nwaits ? F->wait_next[k] : UINT32_MAX;
+    if (!F->ntid[0] || nwarps > 32 || !group_region_at(F, x, k, &g))
+        return all_warps(F);
+    for (uint32_t w = 0; w < nwarps; w++)
+        if (warp_acts(F, &g, after, w))
+            acts |= 1u << w;
+    if (acts) {
+        uint32_t lo = (uint32_t)__builtin_ctz(acts), hi = 31 - (uint32_t)__builtin_clz(acts);
+        acts = (uint32_t)(((2ull << hi) - 1) & ~((1ull << lo) - 1));
+    }
+    return const_i32(F->L, acts);
+}
+
 static bool pair_pays(fn *F, uint32_t j, uint32_t k)
 {
     group_region g;
@@ -1096,7 +1153,7 @@ static void exit_groups(fn *F, uint32_t k, const saved_reg *r, uint32_t n)
     LLVMBasicBlockRef check = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "exit.check");
     LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "exit.next");
     LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "exit.done");
-    LLVMBuildStore(b, all_warps(F), F->todo);
+    LLVMBuildStore(b, region_warps(F, F->wait_next[k], UINT32_MAX), F->todo);
     LLVMBuildBr(b, check);
     LLVMPositionBuilderAtEnd(b, check);
     LLVMValueRef todo = LLVMBuildLoad2(b, L->i32, F->todo, "");
@@ -1149,7 +1206,7 @@ static void uniform_step(fn *F, uint32_t k, uint32_t from, LLVMBasicBlockRef res
         return;
     }
     if (F->pair_after[k] < F->nwaits) { /* the first warp pairs too */
-        LLVMBuildStore(b, all_warps(F), F->todo);
+        LLVMBuildStore(b, region_warps(F, F->wait_next[k], F->pair_after[k]), F->todo);
         LLVMBuildBr(b, F->uniform_check[F->pair_after[k]]);
         return;
     }

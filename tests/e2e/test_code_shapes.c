@@ -770,6 +770,48 @@ static const char leave_src[] = HEADER
     "  mul.wide.u32 %rd2, %r1, 8; add.s64 %rd3, %rd1, %rd2; st.global.v2.u32 [%rd3], {%r3, %r4};\n"
     "  ret;\n}\n";
 
+/* Regions between uniform barriers whose if-bodies only some warps can
+ * enter, by the block shape (lower_resume.c, region_warps): warps 0-1
+ * (t < 64); warps 3 and 7 (t & 96 == 96; those between run and enter
+ * nothing); rows past the first (none in a 1D block); a region that also
+ * writes a register live past its barrier (every warp runs it); thread 0
+ * alone on the way to the exit.  v = in[t] lives across every barrier, in
+ * the frames of warps that skip.  out[t] = sh[t] + 2 v + 5, out[n] = sh[0]
+ * at the end. */
+static const char skip_src[] = HEADER
+    ".visible .entry skip_warps(.param .u64 in, .param .u64 out)\n{\n"
+    "  .reg .pred %p<8>; .reg .b32 %r<30>; .reg .b64 %rd<10>;\n"
+    "  .shared .align 4 .b8 sh[4096];\n"
+    "  ld.param.u64 %rd1, [in]; ld.param.u64 %rd2, [out];\n"
+    "  mov.u32 %r1, %tid.x; mov.u32 %r2, %tid.y; mov.u32 %r3, %ntid.x; mad.lo.u32 %r4, %r2, %r3, %r1;\n"
+    "  mul.wide.u32 %rd3, %r4, 4; add.s64 %rd4, %rd1, %rd3; ld.global.u32 %r5, [%rd4];\n"
+    "  mov.u32 %r6, sh; shl.b32 %r7, %r4, 2; add.s32 %r8, %r6, %r7; st.shared.u32 [%r8], %r5;\n"
+    "  setp.ne.u32 %p5, %r4, 0;\n"
+    "  bar.sync 0;\n"
+    "  setp.ge.u32 %p1, %r4, 64; @%p1 bra A;\n"
+    "  ld.shared.u32 %r9, [%r8+256]; ld.shared.u32 %r10, [%r8]; add.s32 %r10, %r10, %r9; st.shared.u32 [%r8], %r10;\n"
+    "A:\n"
+    "  bar.sync 0;\n"
+    "  and.b32 %r11, %r4, 96; setp.ne.u32 %p2, %r11, 96; @%p2 bra B;\n"
+    "  ld.shared.u32 %r12, [%r8]; add.s32 %r12, %r12, 1; st.shared.u32 [%r8], %r12;\n"
+    "B:\n"
+    "  bar.sync 0;\n"
+    "  setp.eq.u32 %p3, %r2, 0; @%p3 bra C;\n"
+    "  ld.shared.u32 %r13, [%r8]; add.s32 %r13, %r13, 2; st.shared.u32 [%r8], %r13;\n"
+    "C:\n"
+    "  bar.sync 0;\n"
+    "  add.s32 %r14, %r5, 5; setp.ge.u32 %p4, %r4, 32; @%p4 bra D;\n"
+    "  ld.shared.u32 %r15, [%r8]; add.s32 %r15, %r15, 4; st.shared.u32 [%r8], %r15;\n"
+    "D:\n"
+    "  bar.sync 0;\n"
+    "  ld.shared.u32 %r16, [%r8]; add.s32 %r16, %r16, %r14; add.s32 %r16, %r16, %r5;\n"
+    "  mul.wide.u32 %rd5, %r4, 4; add.s64 %rd6, %rd2, %rd5; st.global.u32 [%rd6], %r16;\n"
+    "  bar.sync 0;\n"
+    "  @%p5 bra END;\n"
+    "  mov.u32 %r17, %ntid.y; mul.lo.u32 %r17, %r17, %r3; mul.wide.u32 %rd7, %r17, 4; add.s64 %rd8, %rd2, %rd7;\n"
+    "  ld.shared.u32 %r18, [sh]; st.global.u32 [%rd8], %r18;\n"
+    "END:\n  ret;\n}\n";
+
 static const ptxjit_kernel *kernel(const char *src, const char *name, ptxjit_module **m)
 {
     char *log = NULL;
@@ -1748,6 +1790,31 @@ static void test_lanes_leave_loops(void **state)
     ptxjit_module_unload(m);
 }
 
+static void test_warps_skip_regions(void **state)
+{
+    (void)state;
+    ptxjit_module *m;
+    const ptxjit_kernel *k = kernel(skip_src, "skip_warps", &m);
+    static const uint32_t shapes[][2] = {{256, 1}, {16, 16}, {64, 4}, {32, 4}, {128, 1}, {20, 8}, {25, 6}};
+    for (size_t b = 0; b < sizeof shapes / sizeof *shapes; b++) {
+        uint32_t bx = shapes[b][0], by = shapes[b][1], n = bx * by, in[256], out[257], sh[256];
+        for (uint32_t t = 0; t < n; t++)
+            in[t] = sh[t] = t * 7 + 3;
+        for (uint32_t t = 0; t < 64; t++) /* n >= 128 */
+            sh[t] += in[t + 64];
+        for (uint32_t t = 0; t < n; t++)
+            sh[t] += ((t & 96) == 96) + 2 * (t / bx != 0) + 4 * (t < 32);
+        struct { uint32_t *in, *out; } p = {in, out};
+        run(k, 2, bx, by, 1, &p);
+        for (uint32_t t = 0; t < n; t++)
+            if (out[t] != sh[t] + 2 * in[t] + 5)
+                fail_msg("block %ux%u: out[%u] = %u, want %u", bx, by, t, out[t], sh[t] + 2 * in[t] + 5);
+        if (out[n] != sh[0])
+            fail_msg("block %ux%u: out[%u] = %u, want %u", bx, by, n, out[n], sh[0]);
+    }
+    ptxjit_module_unload(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1784,6 +1851,7 @@ int main(void)
         cmocka_unit_test(test_split_counters),
         cmocka_unit_test(test_smaller_specialized_frame),
         cmocka_unit_test(test_lanes_leave_loops),
+        cmocka_unit_test(test_warps_skip_regions),
     };
     return cmocka_run_group_tests(tests, test_ctx_setup, test_ctx_teardown);
 }
