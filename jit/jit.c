@@ -3,6 +3,7 @@
  * LLJIT.  Runtime entry points are absolute symbols, so no -rdynamic. */
 #include "jit.h"
 #include "perf_map.h"
+#include "store_forward.h"
 
 #include <llvm-c/Error.h>
 #include <llvm-c/LLJIT.h>
@@ -243,6 +244,8 @@ int jit_compile(jit_engine *j, LLVMModuleRef m, void **obj, size_t *size, jit_ti
     double t0 = now();
     LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
     LLVMErrorRef e = LLVMRunPasses(m, JIT_PASSES, tm, opts);
+    if (!e && forward_stores(m)) /* the lanes it inserts become shuffles */
+        e = LLVMRunPasses(m, "instcombine,dce", tm, opts);
     LLVMDisposePassBuilderOptions(opts);
     if (e) {
         return_machine(j, tm);

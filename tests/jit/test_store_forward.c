@@ -1,0 +1,179 @@
+/* test_store_forward.c - jit/store_forward: masked loads that read back
+ * what masked stores of their block wrote take the stored lanes, and the
+ * compiled code computes what memory would have held; loads that read
+ * bytes no whole stored lane covers, or past a call, read memory. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "jit.h"
+#include "store_forward.h"
+
+typedef struct ir {
+    LLVMContextRef ctx;
+    LLVMModuleRef m;
+    LLVMBuilderRef b;
+    LLVMValueRef buf;
+    LLVMTypeRef i32, v8, m8, ptr;
+} ir;
+
+static LLVMValueRef at(ir *x, int64_t bytes)
+{
+    LLVMValueRef off = LLVMConstInt(LLVMInt64TypeInContext(x->ctx), (uint64_t)bytes, true);
+    return LLVMBuildGEP2(x->b, LLVMInt8TypeInContext(x->ctx), x->buf, &off, 1, "");
+}
+
+static LLVMValueRef mask(ir *x, unsigned bits)
+{
+    LLVMValueRef e[8];
+    for (unsigned i = 0; i < 8; i++)
+        e[i] = LLVMConstInt(LLVMInt1TypeInContext(x->ctx), bits >> i & 1, false);
+    return LLVMConstVector(e, 8);
+}
+
+static LLVMValueRef intrinsic(ir *x, const char *name, LLVMValueRef *args, unsigned n)
+{
+    LLVMTypeRef t[2] = {x->v8, x->ptr};
+    unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+    LLVMValueRef f = LLVMGetIntrinsicDeclaration(x->m, id, t, 2);
+    return LLVMBuildCall2(x->b, LLVMGlobalGetValueType(f), f, args, n, "");
+}
+
+static LLVMValueRef masked_load(ir *x, int64_t bytes, unsigned bits)
+{
+    LLVMValueRef pass = LLVMConstVector((LLVMValueRef[]){LLVMConstInt(x->i32, 100, false), LLVMConstInt(x->i32, 101, false),
+                                                         LLVMConstInt(x->i32, 102, false), LLVMConstInt(x->i32, 103, false),
+                                                         LLVMConstInt(x->i32, 104, false), LLVMConstInt(x->i32, 105, false),
+                                                         LLVMConstInt(x->i32, 106, false), LLVMConstInt(x->i32, 107, false)},
+                                        8);
+    LLVMValueRef a[4] = {at(x, bytes), LLVMConstInt(x->i32, 4, false), mask(x, bits), pass};
+    return intrinsic(x, "llvm.masked.load", a, 4);
+}
+
+static void masked_store(ir *x, LLVMValueRef v, int64_t bytes, unsigned bits)
+{
+    LLVMValueRef a[4] = {v, at(x, bytes), LLVMConstInt(x->i32, 4, false), mask(x, bits)};
+    intrinsic(x, "llvm.masked.store", a, 4);
+}
+
+static void store(ir *x, LLVMValueRef v, int64_t bytes)
+{
+    LLVMSetAlignment(LLVMBuildStore(x->b, v, at(x, bytes)), 4);
+}
+
+static unsigned count_calls(LLVMModuleRef m, const char *prefix)
+{
+    unsigned n = 0;
+    for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
+            for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+                size_t len;
+                LLVMValueRef c = LLVMIsACallInst(i) ? LLVMGetCalledValue(i) : NULL;
+                if (c && !strncmp(LLVMGetValueName2(c, &len), prefix, strlen(prefix)))
+                    n++;
+            }
+    return n;
+}
+
+/* buf (i32 words): 16..23 the values a; 32.. the results.
+ *   store a at 0 (all 8 lanes);  b = load 4..7 (lanes 0-3, 100+ past);
+ *   store b + 1 at 1 (lanes 1-2: words 2, 3);  c = load 0..7;
+ *   a u16 store at byte 8 (half of word 2);  d = load 0..7 (memory);
+ *   store a at 0 again;  opaque();  e = load 4..11 (lanes 0-3: memory). */
+static void build(ir *x, LLVMValueRef opaque)
+{
+    LLVMTypeRef params[1] = {x->ptr};
+    LLVMValueRef f = LLVMAddFunction(x->m, "f", LLVMFunctionType(LLVMVoidTypeInContext(x->ctx), params, 1, false));
+    LLVMPositionBuilderAtEnd(x->b, LLVMAppendBasicBlockInContext(x->ctx, f, "entry"));
+    x->buf = LLVMGetParam(f, 0);
+    LLVMValueRef a = LLVMBuildLoad2(x->b, x->v8, at(x, 64), "a");
+    LLVMSetAlignment(a, 4);
+    masked_store(x, a, 0, 0xff);
+    LLVMValueRef b = masked_load(x, 16, 0x0f);
+    LLVMValueRef one = LLVMConstVector((LLVMValueRef[]){LLVMConstInt(x->i32, 1, false), LLVMConstInt(x->i32, 1, false),
+                                                        LLVMConstInt(x->i32, 1, false), LLVMConstInt(x->i32, 1, false),
+                                                        LLVMConstInt(x->i32, 1, false), LLVMConstInt(x->i32, 1, false),
+                                                        LLVMConstInt(x->i32, 1, false), LLVMConstInt(x->i32, 1, false)},
+                                       8);
+    masked_store(x, LLVMBuildAdd(x->b, b, one, ""), 4, 0x06);
+    LLVMValueRef c = masked_load(x, 0, 0xff);
+    store(x, LLVMConstInt(LLVMInt16TypeInContext(x->ctx), 0x7777, false), 8);
+    LLVMValueRef d = masked_load(x, 0, 0xff);
+    masked_store(x, a, 0, 0xff);
+    LLVMBuildCall2(x->b, LLVMGlobalGetValueType(opaque), opaque, NULL, 0, "");
+    LLVMValueRef e = masked_load(x, 16, 0x0f);
+    store(x, b, 128), store(x, c, 160), store(x, d, 192), store(x, e, 224);
+    LLVMBuildRetVoid(x->b);
+}
+
+static void opaque_fn(void) {}
+
+static void test_forwards_masked_lanes(void **state)
+{
+    (void)state;
+    char err[512];
+    jit_symbol sym = {"opaque", (void *)opaque_fn};
+    jit_engine *j = jit_create(&sym, 1, err, sizeof err);
+    assert_non_null(j);
+    ir x = {.ctx = LLVMContextCreate()};
+    x.m = LLVMModuleCreateWithNameInContext("forward", x.ctx);
+    LLVMTargetDataRef td = LLVMCreateTargetDataLayout(jit_target_machine(j));
+    char *layout = LLVMCopyStringRepOfTargetData(td);
+    LLVMSetDataLayout(x.m, layout);
+    LLVMDisposeMessage(layout);
+    LLVMDisposeTargetData(td);
+    LLVMSetTarget(x.m, jit_triple(j));
+    x.b = LLVMCreateBuilderInContext(x.ctx);
+    x.i32 = LLVMInt32TypeInContext(x.ctx), x.v8 = LLVMVectorType(x.i32, 8), x.ptr = LLVMPointerTypeInContext(x.ctx, 0);
+    LLVMValueRef opaque = LLVMAddFunction(x.m, "opaque", LLVMFunctionType(LLVMVoidTypeInContext(x.ctx), NULL, 0, false));
+    build(&x, opaque);
+
+    assert_int_equal(count_calls(x.m, "llvm.masked.load"), 4);
+    assert_true(forward_stores(x.m));
+    assert_int_equal(count_calls(x.m, "llvm.masked.load"), 2); /* b and c; d and e read memory */
+
+    void *obj, *addr;
+    size_t size;
+    assert_int_equal(jit_compile(j, x.m, &obj, &size, NULL, err, sizeof err), 0);
+    jit_unit *u = jit_unit_create(j, err, sizeof err);
+    assert_non_null(u);
+    const char *name = "f";
+    assert_int_equal(jit_unit_add(u, obj, size, &name, &addr, 1, err, sizeof err), 0);
+    uint32_t buf[64] = {0};
+    for (int i = 0; i < 8; i++)
+        buf[16 + i] = 10 * (uint32_t)i + 7;
+    void (*f)(uint32_t *) = (void (*)(uint32_t *))addr;
+    f(buf);
+    const uint32_t *a = &buf[16], *b = &buf[32], *c = &buf[40], *d = &buf[48], *e = &buf[56];
+    uint32_t want_c[8], want_d[8];
+    for (int i = 0; i < 8; i++)
+        want_c[i] = want_d[i] = a[i];
+    want_c[2] = a[5] + 1, want_c[3] = a[6] + 1;
+    want_d[2] = ((a[5] + 1) & 0xffff0000u) | 0x7777u, want_d[3] = a[6] + 1; /* little-endian u16 */
+    for (int i = 0; i < 8; i++) {
+        uint32_t past = 100u + (uint32_t)i;
+        if (b[i] != (i < 4 ? a[4 + i] : past) || c[i] != want_c[i] || d[i] != want_d[i] ||
+            e[i] != (i < 4 ? a[4 + i] : past))
+            fail_msg("lane %d: b %u c %u d %u e %u, want %u %u %u %u", i, b[i], c[i], d[i], e[i],
+                     i < 4 ? a[4 + i] : past, want_c[i], want_d[i], i < 4 ? a[4 + i] : past);
+    }
+    free(obj);
+    jit_unit_free(u);
+    LLVMDisposeBuilder(x.b);
+    LLVMContextDispose(x.ctx);
+    jit_destroy(j);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_forwards_masked_lanes),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
