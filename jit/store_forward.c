@@ -122,16 +122,20 @@ static const stored *source(const stored *s, unsigned ns, const access *a, unsig
 {
     int64_t lo = a->off + (int64_t)(i * a->size), hi = lo + (int64_t)a->size;
     for (unsigned k = ns; k-- > 0;) {
-        if (s[k].root != a->root)
+        int64_t size = (int64_t)s[k].size, end = s[k].off + size * s[k].n;
+        if (s[k].root != a->root || end <= lo || s[k].off >= hi)
             continue;
-        for (unsigned j = 0; j < s[k].n; j++) {
-            int64_t slo = s[k].off + (int64_t)(j * s[k].size), shi = slo + (int64_t)s[k].size;
-            if (!(s[k].lanes >> j & 1) || shi <= lo || slo >= hi)
+        int64_t d = lo - s[k].off;
+        if (size == (int64_t)a->size && d % size == 0) { /* one lane covers it exactly */
+            if (!(s[k].lanes >> (d / size) & 1))
                 continue;
-            if (slo != lo || shi != hi)
-                return NULL;
-            *lane = j;
+            *lane = (unsigned)(d / size);
             return &s[k];
+        }
+        for (unsigned j = 0; j < s[k].n; j++) {
+            int64_t slo = s[k].off + size * j;
+            if (s[k].lanes >> j & 1 && slo < hi && slo + size > lo)
+                return NULL; /* part of it */
         }
     }
     return NULL;
