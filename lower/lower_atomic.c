@@ -351,6 +351,13 @@ static LLVMValueRef lane_addr(fn *F, LLVMValueRef slot, LLVMTypeRef t, LLVMValue
     return v;
 }
 
+/* An operand's lane: from its spill, or from the constant itself (a
+ * histogram's 1: no load per lane). */
+static LLVMValueRef operand_lane(fn *F, LLVMValueRef v, LLVMTypeRef t, LLVMValueRef lane)
+{
+    return LLVMIsConstant(v) ? LLVMBuildExtractElement(F->L->b, v, lane, "") : lane_of(F, v, t, lane);
+}
+
 /* The lane loop reads operands from memory: variable-index extracts from
  * wide vectors (<32 x i128> above all) are slow to compile. */
 static LLVMValueRef spill(fn *F, LLVMValueRef v)
@@ -373,8 +380,8 @@ static void atom_lane(fn *F, LLVMValueRef lane, void *ctx)
     for (uint32_t k = 0; k < o->nvec; k++) {
         LLVMValueRef addr = k ? LLVMBuildAdd(b, base, const_i64(L, (uint64_t)k * o->size), "") : base;
         LLVMValueRef p = LLVMBuildIntToPtr(b, addr, L->ptr, "");
-        LLVMValueRef v = lane_of(F, o->b[k], o->it, lane);
-        LLVMValueRef c = o->c ? lane_of(F, o->c, o->it, lane) : NULL;
+        LLVMValueRef v = operand_lane(F, o->b[k], o->it, lane);
+        LLVMValueRef c = o->c ? operand_lane(F, o->c, o->it, lane) : NULL;
         LLVMValueRef old = o->shared ? rmw_plain(F, o, p, v, c) : rmw_atomic(F, o, p, v, c, ftz_for(F, o, addr));
         if (o->out[k])
             LLVMBuildStore(b, old, LLVMBuildGEP2(b, o->it, o->out[k], &lane, 1, ""));
@@ -424,10 +431,10 @@ static void lanes_in_order(fn *F, atom_op *o, LLVMValueRef mask)
         spilled.offs = spill(F, o->offs);
     else
         spilled.addrs = spill(F, o->addrs);
-    for (uint32_t k = 0; k < o->nvec; k++)
-        spilled.b[k] = spill(F, o->b[k]);
+    for (uint32_t k = 0; k < o->nvec; k++) /* constants stay (operand_lane) */
+        spilled.b[k] = LLVMIsConstant(o->b[k]) ? o->b[k] : spill(F, o->b[k]);
     if (o->c)
-        spilled.c = spill(F, o->c);
+        spilled.c = LLVMIsConstant(o->c) ? o->c : spill(F, o->c);
     if (o->shared && can_aggregate(o))
         all_lanes(F, &spilled, mask);
     else

@@ -327,9 +327,9 @@ bool branch_skips_if_body(fn *F, uint32_t i)
     return n < F->nblocks && t != n && F->if_join[n] == t + 1;
 }
 
-/* Divergent branches that are no if-body split, where a kernel without
- * barriers lets them (leaving_ok): lanes that go one way may never touch a
- * register again that the others write (a grid-stride loop's exit). */
+/* Divergent branches that are no if-body split: lanes that go one way may
+ * never touch a register again that the others write (a grid-stride
+ * loop's exit). */
 enum { MAX_LEAVING = 8 };
 typedef struct leaving {
     uint32_t n, stmt[MAX_LEAVING];
@@ -342,9 +342,10 @@ static bool waits(const ptx_instr *in)
 }
 
 /* Marks the if-bodies of divergent branches; false when a branch is
- * neither uniform nor such a split nor a leaving one (or the kernel calls,
- * branches through a table, or waits under a divergent guard). */
-static bool branches_converge(fn *F, uint8_t *body, leaving *lv, bool leaving_ok)
+ * neither uniform nor such a split nor one of MAX_LEAVING leaving ones (or
+ * the kernel calls, branches through a table, or waits under a divergent
+ * guard). */
+static bool branches_converge(fn *F, uint8_t *body, leaving *lv)
 {
     const ptx_func *f = F->f;
     memset(body, 0, F->nblocks);
@@ -360,7 +361,7 @@ static bool branches_converge(fn *F, uint8_t *body, leaving *lv, bool leaving_ok
         if (in->op == PTX_OP_BRA) {
             if (branch_skips_if_body(F, i))
                 body[F->next_block[F->block_of_stmt[i]]] = 1;
-            else if (leaving_ok && lv->n < MAX_LEAVING)
+            else if (lv->n < MAX_LEAVING)
                 lv->stmt[lv->n++] = i;
             else
                 return false;
@@ -371,28 +372,40 @@ static bool branches_converge(fn *F, uint8_t *body, leaving *lv, bool leaving_ok
     return true;
 }
 
-/* A barrier or another wait anywhere in the function. */
-static bool waits_anywhere(fn *F)
+/* Whether block b starts with a CTA barrier every thread meets: after it,
+ * the warp's lanes that arrived there go on together. */
+static bool starts_with_barrier(fn *F, uint32_t b, const uint32_t *first)
 {
-    for (uint32_t i = 0; i < F->f->nbody; i++) {
-        const ptx_stmt *s = &F->f->body[i];
-        if (s->kind == PTX_STMT_INSTR && waits(s->instr))
-            return true;
-    }
-    return false;
+    if (first[b] >= F->f->nbody)
+        return false;
+    const ptx_instr *in = F->f->body[first[b]].instr;
+    return !in->has_guard && in->nopds <= 1 &&
+           (in->op == PTX_OP_BAR_SYNC || in->op == PTX_OP_BARRIER_SYNC || in->op == PTX_OP_BAR_CTA_SYNC ||
+            in->op == PTX_OP_BARRIER_CTA_SYNC);
 }
 
-/* The blocks reachable from block `from` (itself included). */
-static void reach_from(fn *F, uint32_t from, uint8_t *seen, const ptx_instr **last, uint32_t *stack)
+/* The blocks reachable from block `from` (itself included); with `first`
+ * (each block's first instruction), not past blocks that start with a
+ * barrier: *stop is then the one such block met, UINT32_MAX for none,
+ * UINT32_MAX - 1 for several. */
+static void reach_from(fn *F, uint32_t from, uint8_t *seen, const ptx_instr **last, uint32_t *stack,
+                       const uint32_t *first, uint32_t *stop)
 {
     memset(seen, 0, F->nblocks);
     uint32_t top = 0;
+    if (stop)
+        *stop = UINT32_MAX;
     if (from >= F->nblocks)
         return;
     seen[from] = 1;
     stack[top++] = from;
     while (top) {
         uint32_t b = stack[--top], succ[64];
+        if (first && starts_with_barrier(F, b, first)) {
+            seen[b] = 0;
+            *stop = *stop == UINT32_MAX || *stop == b ? b : UINT32_MAX - 1;
+            continue;
+        }
         uint32_t ns = block_successors(F, b, last[b], succ, 64);
         for (uint32_t e = 0; e < ns; e++)
             if (succ[e] < F->nblocks && !seen[succ[e]])
@@ -415,24 +428,47 @@ static void mark_sides(fn *F, const ptx_operand *o, uint8_t bits)
 }
 
 /* Drops the uniform registers that lanes on one side of a leaving branch
- * write while lanes on the other side read or write them. */
+ * write while lanes on the other side read or write them (but those with
+ * one definition over immutable values: any lane writes the same).  Where
+ * both sides meet the same barrier before any other, the lanes are
+ * together again past it: the sides end there (the histogram's `tid <
+ * 256` clear of its bins before the grid-stride loop), and what is read
+ * past it counts as read on both sides (each lane reads what its own side
+ * wrote). */
 static bool drop_split_registers(fn *F, const leaving *lv)
 {
     const ptx_func *f = F->f;
     uint32_t nb = F->nblocks;
-    uint8_t *taken = calloc(nb, 1), *fall = calloc(nb, 1);
+    uint8_t *taken = calloc(nb, 1), *fall = calloc(nb, 1), *after = calloc(nb, 1);
     const ptx_instr **last = calloc(nb, sizeof *last);
     uint32_t *stack = calloc(nb, sizeof *stack);
-    if (!taken || !fall || !last || !stack)
+    if (!taken || !fall || !after || !last || !stack)
         abort();
+    uint32_t *first = malloc(nb * sizeof *first);
+    if (!first)
+        abort();
+    for (uint32_t b = 0; b < nb; b++)
+        first[b] = UINT32_MAX;
+    for (uint32_t i = f->nbody; i-- > 0;)
+        if (f->body[i].kind == PTX_STMT_INSTR && F->block_of_stmt[i] < nb)
+            first[F->block_of_stmt[i]] = i;
     for (uint32_t i = 0; i < f->nbody; i++)
         if (f->body[i].kind == PTX_STMT_INSTR && F->block_of_stmt[i] < nb)
             last[F->block_of_stmt[i]] = f->body[i].instr;
     bool changed = false;
     for (uint32_t j = 0; j < lv->n; j++) {
         const ptx_instr *br = f->body[lv->stmt[j]].instr;
-        reach_from(F, F->block_of_stmt[br->opds[0].label], taken, last, stack);
-        reach_from(F, F->next_block[F->block_of_stmt[lv->stmt[j]]], fall, last, stack);
+        uint32_t to = F->block_of_stmt[br->opds[0].label], on = F->next_block[F->block_of_stmt[lv->stmt[j]]];
+        uint32_t stop_t, stop_f;
+        reach_from(F, to, taken, last, stack, first, &stop_t);
+        reach_from(F, on, fall, last, stack, first, &stop_f);
+        if (stop_t != stop_f || stop_t >= nb) { /* apart past a barrier too */
+            reach_from(F, to, taken, last, stack, NULL, NULL);
+            reach_from(F, on, fall, last, stack, NULL, NULL);
+            memset(after, 0, nb);
+        } else { /* each lane reads there what its side left: as if both sides read */
+            reach_from(F, stop_t, after, last, stack, NULL, NULL);
+        }
         for (uint32_t i = 0; i < F->live.cap; i++)
             if (F->live.keys[i]) {
                 reg_info *ri = F->live.vals[i];
@@ -440,10 +476,11 @@ static bool drop_split_registers(fn *F, const leaving *lv)
             }
         for (uint32_t i = 0; i < f->nbody; i++) {
             uint32_t b = F->block_of_stmt[i];
-            if (f->body[i].kind != PTX_STMT_INSTR || b >= nb || (!taken[b] && !fall[b]))
+            if (f->body[i].kind != PTX_STMT_INSTR || b >= nb || (!taken[b] && !fall[b] && !after[b]))
                 continue;
             const ptx_instr *in = f->body[i].instr;
-            uint8_t r = (taken[b] ? READ_T : 0) | (fall[b] ? READ_F : 0), w = (uint8_t)(r << 1);
+            uint8_t apart = (taken[b] ? READ_T : 0) | (fall[b] ? READ_F : 0), w = (uint8_t)(apart << 1);
+            uint8_t r = after[b] ? READ_T | READ_F : apart;
             bool def = in->nopds && first_role(in) != ROLE_USE;
             if (in->has_guard)
                 mark_sides(F, &in->guard, r);
@@ -455,7 +492,7 @@ static bool drop_split_registers(fn *F, const leaving *lv)
                 reg_info *ri = F->live.vals[i];
                 for (uint32_t k = 0; k < ri->n; k++) {
                     uint8_t s = ri->sides[k];
-                    if (ri->uniform[k] && (((s & WRITE_T) && (s & (READ_F | WRITE_F))) ||
+                    if (ri->uniform[k] && !ri->immutable[k] && (((s & WRITE_T) && (s & (READ_F | WRITE_F))) ||
                                            ((s & WRITE_F) && (s & (READ_T | WRITE_T))))) {
                         ri->uniform[k] = 0;
                         changed = true;
@@ -463,7 +500,7 @@ static bool drop_split_registers(fn *F, const leaving *lv)
                 }
             }
     }
-    free(taken), free(fall), free(last), free(stack);
+    free(taken), free(fall), free(after), free(last), free(stack), free(first);
     return changed;
 }
 
@@ -483,11 +520,11 @@ static void analyze_multi_uniform(fn *F)
             for (uint32_t k = 0; k < ri->n; k++)
                 ri->uniform[k] = ri->ndefs_exact[k] && !ri->opaque[k];
         }
-    bool converge = true, leaving_ok = !waits_anywhere(F);
+    bool converge = true;
     leaving lv;
     for (bool changed = true; changed;) {
         changed = false;
-        if (!branches_converge(F, body, &lv, leaving_ok)) {
+        if (!branches_converge(F, body, &lv)) {
             for (uint32_t i = 0; i < F->live.cap; i++)
                 if (F->live.keys[i]) {
                     reg_info *ri = F->live.vals[i];

@@ -812,6 +812,41 @@ static const char skip_src[] = HEADER
     "  ld.shared.u32 %r18, [sh]; st.global.u32 [%rd8], %r18;\n"
     "END:\n  ret;\n}\n";
 
+/* Lanes leave loops around barriers (lower_live.c, drop_split_registers):
+ * threads t < 64 clear the bins in a loop, all meet the barrier, then a
+ * grid-stride loop whose lanes leave after different trip counts counts
+ * in[i] & 63 into the bins with shared atomics; after the second barrier
+ * threads t < 64 add the bins to out.  The grid-stride index is split
+ * (lower_induction.c) with a sum uniform while lanes loop together. */
+static const char hist_src[] = HEADER
+    ".visible .entry hist_leave(.param .u64 in, .param .u32 n, .param .u64 out)\n{\n"
+    "  .reg .pred %p<8>; .reg .b32 %r<30>; .reg .b64 %rd<10>;\n"
+    "  .shared .align 4 .b8 bins[256];\n"
+    "  ld.param.u64 %rd1, [in]; ld.param.u32 %r1, [n]; ld.param.u64 %rd2, [out];\n"
+    "  mov.u32 %r2, %tid.x; mov.u32 %r3, %ntid.x; mov.u32 %r4, bins;\n"
+    "  setp.ge.u32 %p1, %r2, 64; @%p1 bra CLEARED;\n"
+    "  mov.u32 %r5, %r2;\n"
+    "CLEAR:\n"
+    "  shl.b32 %r6, %r5, 2; add.s32 %r6, %r4, %r6; mov.u32 %r7, 0; st.shared.u32 [%r6], %r7;\n"
+    "  add.s32 %r5, %r5, %r3; setp.lt.u32 %p2, %r5, 64; @%p2 bra CLEAR;\n"
+    "CLEARED:\n"
+    "  bar.sync 0;\n"
+    "  mov.u32 %r8, %ctaid.x; mad.lo.s32 %r9, %r8, %r3, %r2; setp.ge.u32 %p3, %r9, %r1; @%p3 bra COUNTED;\n"
+    "  mov.u32 %r10, %nctaid.x; mul.lo.s32 %r11, %r10, %r3;\n"
+    "COUNT:\n"
+    "  cvt.u64.u32 %rd3, %r9; add.s64 %rd4, %rd1, %rd3; ld.global.u8 %r12, [%rd4]; and.b32 %r12, %r12, 63;\n"
+    "  shl.b32 %r13, %r12, 2; add.s32 %r13, %r4, %r13; atom.shared.add.u32 %r14, [%r13], 1;\n"
+    "  add.s32 %r9, %r9, %r11; setp.lt.u32 %p4, %r9, %r1; @%p4 bra COUNT;\n"
+    "COUNTED:\n"
+    "  bar.sync 0;\n"
+    "  @%p1 bra END;\n"
+    "  mov.u32 %r15, %r2;\n"
+    "ADD:\n"
+    "  shl.b32 %r16, %r15, 2; add.s32 %r17, %r4, %r16; ld.shared.u32 %r18, [%r17];\n"
+    "  mul.wide.u32 %rd5, %r15, 4; add.s64 %rd6, %rd2, %rd5; atom.global.add.u32 %r19, [%rd6], %r18;\n"
+    "  add.s32 %r15, %r15, %r3; setp.lt.u32 %p5, %r15, 64; @%p5 bra ADD;\n"
+    "END:\n  ret;\n}\n";
+
 static const ptxjit_kernel *kernel(const char *src, const char *name, ptxjit_module **m)
 {
     char *log = NULL;
@@ -1815,6 +1850,30 @@ static void test_warps_skip_regions(void **state)
     ptxjit_module_unload(m);
 }
 
+static void test_lanes_leave_around_barriers(void **state)
+{
+    (void)state;
+    ptxjit_module *m;
+    const ptxjit_kernel *k = kernel(hist_src, "hist_leave", &m);
+    static const uint32_t blocks[] = {32, 45, 96, 256};
+    static const uint32_t sizes[] = {0, 1000, 4099};
+    uint8_t in[4099];
+    for (uint32_t i = 0; i < sizeof in; i++)
+        in[i] = (uint8_t)(i * 2654435761u >> 24);
+    for (size_t b = 0; b < sizeof blocks / sizeof *blocks; b++)
+        for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
+            uint32_t out[64] = {0}, want[64] = {0}, n = sizes[z];
+            for (uint32_t i = 0; i < n; i++)
+                want[in[i] & 63]++;
+            struct { uint8_t *in; uint32_t n; uint32_t *out; } p = {in, n, out};
+            run(k, 3, blocks[b], 1, 1, &p);
+            for (uint32_t i = 0; i < 64; i++)
+                if (out[i] != want[i])
+                    fail_msg("block %u, n %u: bin %u = %u, want %u", blocks[b], n, i, out[i], want[i]);
+        }
+    ptxjit_module_unload(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1852,6 +1911,7 @@ int main(void)
         cmocka_unit_test(test_smaller_specialized_frame),
         cmocka_unit_test(test_lanes_leave_loops),
         cmocka_unit_test(test_warps_skip_regions),
+        cmocka_unit_test(test_lanes_leave_around_barriers),
     };
     return cmocka_run_group_tests(tests, test_ctx_setup, test_ctx_teardown);
 }
