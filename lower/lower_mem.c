@@ -670,13 +670,33 @@ static void lower_ld(fn *F, const ptx_instr *in, LLVMValueRef mask)
     }
 }
 
+/* A store site run once per warp (a 2D block's rows) writes lines the
+ * next warps' stores are near: each half warp's line PREFETCH_ALONG ahead
+ * is fetched for writing, so that stores do not wait for their lines. */
+static void prefetch_for_store(fn *F, LLVMValueRef addrs)
+{
+    lw *L = F->L;
+    if (F->may_repeat[F->cur_block])
+        return;
+    LLVMTypeRef pt = L->ptr;
+    for (uint32_t lane = 0; lane < W; lane += W / 2) {
+        LLVMValueRef a = LLVMBuildExtractElement(L->b, addrs, const_i32(L, lane), "");
+        LLVMValueRef p = LLVMBuildIntToPtr(L->b, LLVMBuildAdd(L->b, a, const_i64(L, PREFETCH_ALONG), ""), pt, "");
+        LLVMValueRef args[4] = {p, const_i32(L, 1), const_i32(L, 3), const_i32(L, 1)};
+        call_intrinsic(L, "llvm.prefetch", &pt, 1, args, 4);
+    }
+}
+
 static void lower_st(fn *F, const ptx_instr *in, LLVMValueRef mask)
 {
     lw *L = F->L;
     ptx_type t = (ptx_type)in->types[0];
     uint32_t n = vec_count(in), size = ptx_type_size(t);
-    LLVMValueRef addrs = address_of(F, in, &in->opds[0], in->mod[PTX_CAT_SPACE]);
+    uint8_t space = in->mod[PTX_CAT_SPACE];
+    LLVMValueRef addrs = address_of(F, in, &in->opds[0], space);
     check_alignment(F, in, addrs, mask, n * size);
+    if (space == PTX_SPACE_GLOBAL || space == 0)
+        prefetch_for_store(F, addrs);
     ptx_type it = bit_type_of_size(size); /* store the bits: read as the same-size integer type */
     for (uint32_t k = 0; k < n; k++) {
         const ptx_operand *s = n > 1 ? &in->opds[1].elems[k] : &in->opds[1];
