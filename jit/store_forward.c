@@ -141,11 +141,57 @@ static const stored *source(const stored *s, unsigned ns, const access *a, unsig
     return NULL;
 }
 
-static LLVMValueRef lane_value(LLVMBuilderRef b, const stored *s, unsigned j, LLVMTypeRef elem)
+/* x where v is [a bitcast of] `select (fcmp uno x, _), NaNs, x)`: the
+ * canonical NaN lower/ gives f32 results whose bits a store shows. */
+static LLVMValueRef uncanonical(LLVMValueRef v)
 {
-    LLVMValueRef v = s->n == 1 && LLVMGetTypeKind(LLVMTypeOf(s->value)) != LLVMVectorTypeKind
-                         ? s->value
-                         : LLVMBuildExtractElement(b, s->value, LLVMConstInt(LLVMInt32TypeInContext(LLVMGetTypeContext(LLVMTypeOf(s->value))), j, false), "");
+    if (is_op(v, LLVMBitCast))
+        v = LLVMGetOperand(v, 0);
+    if (!is_op(v, LLVMSelect))
+        return NULL;
+    LLVMValueRef c = LLVMGetOperand(v, 0), nan = LLVMGetOperand(v, 1), x = LLVMGetOperand(v, 2);
+    LLVMValueRef e = LLVMIsAConstant(nan) ? LLVMGetAggregateElement(nan, 0) : NULL;
+    LLVMBool loses;
+    if (!e || !LLVMIsAConstantFP(e) || LLVMConstRealGetDouble(e, &loses) == LLVMConstRealGetDouble(e, &loses))
+        return NULL;
+    if (!is_op(c, LLVMFCmp) || LLVMGetFCmpPredicate(c) != LLVMRealUNO || LLVMGetOperand(c, 0) != x)
+        return NULL;
+    return x;
+}
+
+/* Whether every use of v (through bitcasts) is floating-point arithmetic,
+ * which gives a NaN for a NaN operand whatever its payload (and makes its
+ * own result canonical where that is seen). */
+static bool nan_blind_uses(LLVMValueRef v, int depth)
+{
+    for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) {
+        LLVMValueRef user = LLVMGetUser(u);
+        if (is_op(user, LLVMBitCast) && depth < 2) {
+            if (!nan_blind_uses(user, depth + 1))
+                return false;
+        } else if (!is_op(user, LLVMFAdd) && !is_op(user, LLVMFSub) && !is_op(user, LLVMFMul) &&
+                   !is_op(user, LLVMFDiv) &&
+                   !(LLVMIsACallInst(user) && (!strncmp(callee_name(user), "llvm.fma.", 9) ||
+                                               !strncmp(callee_name(user), "llvm.fmuladd.", 13)))) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Lane j of a store's value, as elem; before its NaN canonicalisation
+ * where every reader of the load is blind to NaN payloads (the tree
+ * reduction's levels: the compare and blend leave each level's chain). */
+static LLVMValueRef lane_value(LLVMBuilderRef b, const stored *s, unsigned j, LLVMTypeRef elem, bool blind)
+{
+    LLVMValueRef src = s->value, raw = blind ? uncanonical(src) : NULL;
+    LLVMTypeRef st = LLVMTypeOf(src), rt = raw ? LLVMTypeOf(raw) : NULL;
+    bool vec = LLVMGetTypeKind(st) == LLVMVectorTypeKind;
+    if (raw && vec == (LLVMGetTypeKind(rt) == LLVMVectorTypeKind) && (!vec || LLVMGetVectorSize(rt) == LLVMGetVectorSize(st)))
+        src = raw; /* the same lanes */
+    LLVMValueRef v = s->n == 1 && LLVMGetTypeKind(LLVMTypeOf(src)) != LLVMVectorTypeKind
+                         ? src
+                         : LLVMBuildExtractElement(b, src, LLVMConstInt(LLVMInt32TypeInContext(LLVMGetTypeContext(LLVMTypeOf(src))), j, false), "");
     return LLVMTypeOf(v) == elem ? v : LLVMBuildBitCast(b, v, elem, "");
 }
 
@@ -168,10 +214,11 @@ static bool forward(LLVMBuilderRef b, const stored *s, unsigned ns, LLVMValueRef
     }
     LLVMPositionBuilderBefore(b, ld);
     LLVMValueRef v = passthru ? passthru : LLVMGetPoison(t);
+    bool blind = nan_blind_uses(ld, 0);
     for (unsigned i = 0; i < a->n; i++) {
         if (!(a->lanes >> i & 1))
             continue;
-        LLVMValueRef e = lane_value(b, src[i], lane[i], elem);
+        LLVMValueRef e = lane_value(b, src[i], lane[i], elem, blind);
         v = vec ? LLVMBuildInsertElement(b, v, e, LLVMConstInt(LLVMInt32TypeInContext(LLVMGetTypeContext(t)), i, false), "") : e;
     }
     LLVMReplaceAllUsesWith(ld, v);

@@ -847,6 +847,32 @@ static const char hist_src[] = HEADER
     "  add.s32 %r15, %r15, %r3; setp.lt.u32 %p5, %r15, 64; @%p5 bra ADD;\n"
     "END:\n  ret;\n}\n";
 
+/* An f32 tree over 64 threads (jit/store_forward.c: the levels run by
+ * warp 0 become one block, each level's loads take the stored lanes, and
+ * lanes read by additions alone take them before NaN canonicalisation).
+ * out[t] = s[t]'s bits at the end; thread 0 reads s[0]'s bits back right
+ * after the last level's store and copies them to s[32]. */
+#define FTREE_LEVEL(lim, off, label)                                                              \
+    "  setp.ge.u32 %p1, %r1, " lim "; @%p1 bra " label ";\n"                                        \
+    "  ld.shared.f32 %f2, [%r4]; ld.shared.f32 %f3, [%r4+" off "]; add.f32 %f4, %f2, %f3;\n"        \
+    "  st.shared.f32 [%r4], %f4;\n" label ":\n  bar.sync 0;\n"
+static const char ftree_src[] = HEADER
+    ".visible .entry ftree(.param .u64 in, .param .u64 out)\n{\n"
+    "  .reg .pred %p<4>; .reg .f32 %f<8>; .reg .b32 %r<12>; .reg .b64 %rd<10>;\n"
+    "  .shared .align 4 .b8 sh[256];\n"
+    "  ld.param.u64 %rd1, [in]; ld.param.u64 %rd2, [out];\n"
+    "  mov.u32 %r1, %tid.x; shl.b32 %r2, %r1, 2; mov.u32 %r3, sh; add.s32 %r4, %r3, %r2;\n"
+    "  mul.wide.u32 %rd3, %r1, 4; add.s64 %rd4, %rd1, %rd3; ld.global.f32 %f1, [%rd4];\n"
+    "  st.shared.f32 [%r4], %f1;\n  bar.sync 0;\n"
+    FTREE_LEVEL("32", "128", "F1") FTREE_LEVEL("16", "64", "F2") FTREE_LEVEL("8", "32", "F3")
+    FTREE_LEVEL("4", "16", "F4") FTREE_LEVEL("2", "8", "F5")
+    "  setp.ge.u32 %p1, %r1, 1; @%p1 bra F6;\n"
+    "  ld.shared.f32 %f2, [%r4]; ld.shared.f32 %f3, [%r4+4]; add.f32 %f4, %f2, %f3;\n"
+    "  st.shared.f32 [%r4], %f4; ld.shared.b32 %r9, [%r4]; st.shared.b32 [%r4+128], %r9;\n"
+    "F6:\n  bar.sync 0;\n"
+    "  ld.shared.b32 %r5, [%r4]; add.s64 %rd5, %rd2, %rd3; st.global.b32 [%rd5], %r5;\n"
+    "  ret;\n}\n";
+
 static const ptxjit_kernel *kernel(const char *src, const char *name, ptxjit_module **m)
 {
     char *log = NULL;
@@ -1874,6 +1900,46 @@ static void test_lanes_leave_around_barriers(void **state)
     ptxjit_module_unload(m);
 }
 
+static uint32_t f32_bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+
+/* add.f32 as the GPU does it: a NaN operand gives the canonical NaN. */
+static uint32_t gpu_add(uint32_t a, uint32_t b)
+{
+    float x, y;
+    memcpy(&x, &a, 4), memcpy(&y, &b, 4);
+    return x != x || y != y ? 0x7fffffffu : f32_bits(x + y);
+}
+
+static void test_forwarded_tree_nan_bits(void **state)
+{
+    (void)state;
+    ptxjit_module *m;
+    const ptxjit_kernel *k = kernel(ftree_src, "ftree", &m);
+    uint32_t in[64], out[64], sh[64];
+    for (uint32_t t = 0; t < 64; t++)
+        in[t] = f32_bits((float)t * 0.75f - 9.0f);
+    in[5] = 0x7fa00001u;  /* a quiet NaN with a payload: sums of it are 0x7fffffff */
+    in[40] = 0x7f800123u; /* a signaling NaN: copied as it is, summed canonical */
+    memcpy(sh, in, sizeof sh);
+    for (uint32_t s = 32; s; s /= 2)
+        for (uint32_t t = 0; t < s; t++)
+            sh[t] = gpu_add(sh[t], sh[t + s]);
+    sh[32] = sh[0];
+    struct { uint32_t *in, *out; } p = {in, out};
+    run(k, 1, 64, 1, 1, &p);
+    for (uint32_t t = 0; t < 64; t++)
+        if (out[t] != sh[t])
+            fail_msg("s[%u] = %#x, want %#x", t, out[t], sh[t]);
+    assert_int_equal(sh[0], 0x7fffffffu);
+    assert_int_equal(sh[40], 0x7f800123u);
+    ptxjit_module_unload(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1912,6 +1978,7 @@ int main(void)
         cmocka_unit_test(test_lanes_leave_loops),
         cmocka_unit_test(test_warps_skip_regions),
         cmocka_unit_test(test_lanes_leave_around_barriers),
+        cmocka_unit_test(test_forwarded_tree_nan_bits),
     };
     return cmocka_run_group_tests(tests, test_ctx_setup, test_ctx_teardown);
 }

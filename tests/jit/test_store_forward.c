@@ -170,10 +170,58 @@ static void test_forwards_masked_lanes(void **state)
     jit_destroy(j);
 }
 
+static unsigned count_uses(LLVMValueRef v)
+{
+    unsigned n = 0;
+    for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u))
+        n++;
+    return n;
+}
+
+/* A canonicalised f32 vector (select (fcmp uno x, 0), NaNs, x) stored:
+ * a load read by an fadd takes x itself, one read by a store the
+ * canonical value. */
+static void test_additions_skip_canonicalisation(void **state)
+{
+    (void)state;
+    ir x = {.ctx = LLVMContextCreate()};
+    x.m = LLVMModuleCreateWithNameInContext("canon", x.ctx);
+    x.b = LLVMCreateBuilderInContext(x.ctx);
+    x.i32 = LLVMInt32TypeInContext(x.ctx), x.ptr = LLVMPointerTypeInContext(x.ctx, 0);
+    LLVMTypeRef f32 = LLVMFloatTypeInContext(x.ctx), vf = LLVMVectorType(f32, 8);
+    x.v8 = vf;
+    LLVMValueRef f = LLVMAddFunction(x.m, "g", LLVMFunctionType(LLVMVoidTypeInContext(x.ctx), &x.ptr, 1, false));
+    LLVMPositionBuilderAtEnd(x.b, LLVMAppendBasicBlockInContext(x.ctx, f, "entry"));
+    x.buf = LLVMGetParam(f, 0);
+    LLVMValueRef a = LLVMBuildLoad2(x.b, vf, at(&x, 64), "a");
+    LLVMValueRef nan[8];
+    for (int i = 0; i < 8; i++)
+        nan[i] = LLVMConstBitCast(LLVMConstInt(x.i32, 0x7fffffff, false), f32);
+    LLVMValueRef uno = LLVMBuildFCmp(x.b, LLVMRealUNO, a, LLVMConstNull(vf), "");
+    LLVMValueRef sel = LLVMBuildSelect(x.b, uno, LLVMConstVector(nan, 8), a, "canon");
+    masked_store(&x, sel, 0, 0xff);
+    LLVMValueRef pass = LLVMConstNull(vf);
+    LLVMValueRef l1 = intrinsic(&x, "llvm.masked.load", (LLVMValueRef[]){at(&x, 0), LLVMConstInt(x.i32, 4, false),
+                                                                          mask(&x, 0x0f), pass}, 4);
+    store(&x, LLVMBuildFAdd(x.b, l1, l1, ""), 128);
+    LLVMValueRef l2 = intrinsic(&x, "llvm.masked.load", (LLVMValueRef[]){at(&x, 0), LLVMConstInt(x.i32, 4, false),
+                                                                          mask(&x, 0x0f), pass}, 4);
+    store(&x, l2, 160);
+    LLVMBuildRetVoid(x.b);
+    assert_int_equal(count_uses(sel), 1);
+    assert_true(forward_stores(x.m));
+    assert_int_equal(count_calls(x.m, "llvm.masked.load"), 0);
+    /* the store and l2's four lanes read the select; l1's lanes read a */
+    assert_int_equal(count_uses(sel), 1 + 4);
+    LLVMDisposeBuilder(x.b);
+    LLVMContextDispose(x.ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_forwards_masked_lanes),
+        cmocka_unit_test(test_additions_skip_canonicalisation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
