@@ -14,6 +14,8 @@
  * and stores through other roots end what is known. */
 #include "store_forward.h"
 
+#include "ptxjit/abi.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -246,53 +248,307 @@ static bool clobbers(LLVMValueRef i)
     return true;
 }
 
-/* A store: kept (s, ns) when its place is known, and what other roots
- * held is forgotten (they may alias); everything is when its place is
- * not known. */
+/* What a root is, for aliasing: an alloca (a stack slot nothing else
+ * reaches), a field of the CTA record the function gets (its shared
+ * window, its warp frames: separate allocations), or anything else. */
+enum { ROOT_OTHER, ROOT_ALLOCA, ROOT_SHARED, ROOT_FRAMES };
+
+static int root_kind(LLVMTargetDataRef td, LLVMValueRef r)
+{
+    if (LLVMIsAAllocaInst(r))
+        return ROOT_ALLOCA;
+    if (!LLVMIsALoadInst(r))
+        return ROOT_OTHER;
+    int64_t off;
+    LLVMValueRef base = decompose(td, LLVMGetOperand(r, 0), &off);
+    LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInstructionParent(r));
+    if (!LLVMIsAArgument(base) || base != LLVMGetParam(fn, 0) || !LLVMGetMetadata(r, LLVMGetMDKindIDInContext(LLVMGetTypeContext(LLVMTypeOf(r)), "invariant.load", 14)))
+        return ROOT_OTHER;
+    return off == PTXJIT_CTA_SHARED ? ROOT_SHARED : off == PTXJIT_CTA_FRAMES ? ROOT_FRAMES : ROOT_OTHER;
+}
+
+/* Whether stores through root a may change what root b holds.  Kernel
+ * code reaches the shared window through generic addresses too, never
+ * the frames. */
+static bool may_alias(LLVMTargetDataRef td, LLVMValueRef a, LLVMValueRef b)
+{
+    if (a == b)
+        return true;
+    int ka = root_kind(td, a), kb = root_kind(td, b);
+    if (ka == ROOT_ALLOCA || kb == ROOT_ALLOCA || (ka != ROOT_OTHER && kb != ROOT_OTHER && ka != kb))
+        return false;
+    return ka != ROOT_FRAMES && kb != ROOT_FRAMES;
+}
+
+/* A store through pointer p: what it may overwrite is forgotten; it is
+ * kept (as a source) when val's lanes and place are known. */
 static void note_store(LLVMTargetDataRef td, stored *s, unsigned *ns, LLVMValueRef val, LLVMValueRef p,
-                       LLVMValueRef mask)
+                       LLVMValueRef mask, bool source)
 {
     access a;
-    if (!describe(td, p, LLVMTypeOf(val), mask, &a)) {
-        *ns = 0;
-        return;
-    }
+    bool known = source && describe(td, p, LLVMTypeOf(val), mask, &a);
+    int64_t off;
+    LLVMValueRef root = known ? a.root : decompose(td, p, &off);
     unsigned keep = 0;
     for (unsigned k = 0; k < *ns; k++)
-        if (s[k].root == a.root)
+        if ((known && s[k].root == root) || !may_alias(td, s[k].root, root))
             s[keep++] = s[k];
-    if (keep == MAX_STORES)
-        memmove(s, s + 1, --keep * sizeof *s);
-    s[keep++] = (stored){a.root, val, a.off, a.size, a.n, a.lanes};
+    if (known) {
+        if (keep == MAX_STORES)
+            memmove(s, s + 1, --keep * sizeof *s);
+        s[keep++] = (stored){a.root, val, a.off, a.size, a.n, a.lanes};
+    }
     *ns = keep;
 }
 
-static bool forward_block(LLVMTargetDataRef td, LLVMBuilderRef b, LLVMBasicBlockRef bb)
+/* Forwards within block bb, starting from what is known on entry (s,
+ * ns); leaves what is known at its end there. */
+static bool forward_block(LLVMTargetDataRef td, LLVMBuilderRef b, LLVMBasicBlockRef bb, stored *s, unsigned *ns)
 {
-    stored s[MAX_STORES];
-    unsigned ns = 0;
     bool changed = false;
     for (LLVMValueRef i = LLVMGetFirstInstruction(bb), next; i; i = next) {
         next = LLVMGetNextInstruction(i);
         access a;
         if (LLVMIsAStoreInst(i)) {
-            if (LLVMGetVolatile(i) || LLVMGetOrdering(i) != LLVMAtomicOrderingNotAtomic)
-                ns = 0;
-            else
-                note_store(td, s, &ns, LLVMGetOperand(i, 0), LLVMGetOperand(i, 1), NULL);
+            bool plain = !LLVMGetVolatile(i) && LLVMGetOrdering(i) == LLVMAtomicOrderingNotAtomic;
+            note_store(td, s, ns, LLVMGetOperand(i, 0), LLVMGetOperand(i, 1), NULL, plain);
         } else if (LLVMIsALoadInst(i)) {
-            if (ns && !LLVMGetVolatile(i) && LLVMGetOrdering(i) == LLVMAtomicOrderingNotAtomic &&
+            if (*ns && !LLVMGetVolatile(i) && LLVMGetOrdering(i) == LLVMAtomicOrderingNotAtomic &&
                 describe(td, LLVMGetOperand(i, 0), LLVMTypeOf(i), NULL, &a))
-                changed |= forward(b, s, ns, i, &a, NULL);
+                changed |= forward(b, s, *ns, i, &a, NULL);
         } else if (LLVMIsACallInst(i) && !strncmp(callee_name(i), "llvm.masked.store", 17)) {
-            note_store(td, s, &ns, LLVMGetOperand(i, 0), LLVMGetOperand(i, 1), LLVMGetOperand(i, 3));
+            note_store(td, s, ns, LLVMGetOperand(i, 0), LLVMGetOperand(i, 1), LLVMGetOperand(i, 3), true);
         } else if (LLVMIsACallInst(i) && !strncmp(callee_name(i), "llvm.masked.load", 16)) {
-            if (ns && describe(td, LLVMGetOperand(i, 0), LLVMTypeOf(i), LLVMGetOperand(i, 2), &a))
-                changed |= forward(b, s, ns, i, &a, LLVMGetOperand(i, 3));
+            if (*ns && describe(td, LLVMGetOperand(i, 0), LLVMTypeOf(i), LLVMGetOperand(i, 2), &a))
+                changed |= forward(b, s, *ns, i, &a, LLVMGetOperand(i, 3));
         } else if (clobbers(i)) {
-            ns = 0;
+            *ns = 0;
         }
     }
+    return changed;
+}
+
+/* ---- across blocks ----
+ * A block starts with what every predecessor's end knows, when each of
+ * them came before it in reverse post-order; else with nothing (loop
+ * headers).  Every path to the block then ran those stores, so their
+ * values dominate it. */
+
+typedef struct block_facts {
+    LLVMBasicBlockRef *blocks;
+    unsigned n, cap;           /* hash of blocks -> index */
+    LLVMBasicBlockRef *keys;
+    unsigned *vals;
+    unsigned *npred, *pred_at, *preds; /* predecessor lists, flat */
+    stored *out;               /* MAX_STORES per block */
+    unsigned *nout;
+    bool *done;
+} block_facts;
+
+static unsigned slot_of(const block_facts *bf, LLVMBasicBlockRef bb)
+{
+    unsigned h = (unsigned)(((uintptr_t)bb >> 4) * 2654435761u) & (bf->cap - 1);
+    while (bf->keys[h] && bf->keys[h] != bb)
+        h = (h + 1) & (bf->cap - 1);
+    return h;
+}
+
+static unsigned index_of(const block_facts *bf, LLVMBasicBlockRef bb)
+{
+    unsigned h = slot_of(bf, bb);
+    return bf->keys[h] ? bf->vals[h] : UINT32_MAX;
+}
+
+static bool facts_init(block_facts *bf, LLVMValueRef f)
+{
+    memset(bf, 0, sizeof *bf);
+    bf->n = LLVMCountBasicBlocks(f);
+    for (bf->cap = 16; bf->cap < 2 * bf->n; bf->cap *= 2)
+        ;
+    bf->blocks = malloc(bf->n * sizeof *bf->blocks);
+    bf->keys = calloc(bf->cap, sizeof *bf->keys);
+    bf->vals = malloc(bf->cap * sizeof *bf->vals);
+    bf->npred = calloc(bf->n + 1, sizeof *bf->npred);
+    bf->pred_at = calloc(bf->n + 1, sizeof *bf->pred_at);
+    bf->out = malloc((size_t)bf->n * MAX_STORES * sizeof *bf->out);
+    bf->nout = calloc(bf->n, sizeof *bf->nout);
+    bf->done = calloc(bf->n, sizeof *bf->done);
+    if (!bf->blocks || !bf->keys || !bf->vals || !bf->npred || !bf->pred_at || !bf->out || !bf->nout || !bf->done)
+        return false;
+    unsigned i = 0, edges = 0;
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb), i++) {
+        unsigned h = slot_of(bf, bb);
+        bf->keys[h] = bb, bf->vals[h] = i, bf->blocks[i] = bb;
+    }
+    for (i = 0; i < bf->n; i++) {
+        LLVMValueRef t = LLVMGetBasicBlockTerminator(bf->blocks[i]);
+        for (unsigned k = 0; t && k < LLVMGetNumSuccessors(t); k++, edges++)
+            bf->npred[index_of(bf, LLVMGetSuccessor(t, k))]++;
+    }
+    bf->preds = malloc((edges ? edges : 1) * sizeof *bf->preds);
+    if (!bf->preds)
+        return false;
+    for (i = 1; i <= bf->n; i++)
+        bf->pred_at[i] = bf->pred_at[i - 1] + bf->npred[i - 1];
+    unsigned *fill = calloc(bf->n, sizeof *fill);
+    if (!fill)
+        return false;
+    for (i = 0; i < bf->n; i++) {
+        LLVMValueRef t = LLVMGetBasicBlockTerminator(bf->blocks[i]);
+        for (unsigned k = 0; t && k < LLVMGetNumSuccessors(t); k++) {
+            unsigned to = index_of(bf, LLVMGetSuccessor(t, k));
+            bf->preds[bf->pred_at[to] + fill[to]++] = i;
+        }
+    }
+    free(fill);
+    return true;
+}
+
+static void facts_free(block_facts *bf)
+{
+    free(bf->blocks), free(bf->keys), free(bf->vals), free(bf->npred), free(bf->pred_at);
+    free(bf->preds), free(bf->out), free(bf->nout), free(bf->done);
+}
+
+/* The same store (its lanes may have been narrowed on some path). */
+static bool same_store(const stored *a, const stored *b)
+{
+    return a->root == b->root && a->value == b->value && a->off == b->off && a->size == b->size && a->n == b->n;
+}
+
+/* Where c is in a predecessor's list, or -1. */
+static int position(const block_facts *bf, unsigned q, const stored *c)
+{
+    for (unsigned m = 0; m < bf->nout[q]; m++)
+        if (same_store(c, &bf->out[(size_t)q * MAX_STORES + m]))
+            return (int)m;
+    return -1;
+}
+
+/* e's lanes but those whose bytes x's lanes write. */
+static uint64_t lanes_not_under(const stored *e, const stored *x)
+{
+    uint64_t keep = e->lanes;
+    if (e->root != x->root)
+        return keep;
+    for (unsigned j = 0; j < e->n; j++) {
+        int64_t lo = e->off + (int64_t)(j * e->size), hi = lo + (int64_t)e->size;
+        for (unsigned m = 0; m < x->n && keep >> j & 1; m++) {
+            int64_t xlo = x->off + (int64_t)(m * x->size);
+            if (x->lanes >> m & 1 && xlo < hi && xlo + (int64_t)x->size > lo)
+                keep &= ~(1ull << j);
+        }
+    }
+    return keep;
+}
+
+/* What block i starts with (s, newest last): the stores known at the end
+ * of every predecessor, all of them done (none: the entry, a loop header),
+ * each with the lanes that are its own on every path: a lane a newer
+ * store of some predecessor writes is dropped, unless that store is kept
+ * too, newer here as well. */
+static unsigned facts_in(const block_facts *bf, unsigned i, stored *s)
+{
+    unsigned np = bf->npred[i], ns = 0;
+    const unsigned *pred = &bf->preds[bf->pred_at[i]];
+    if (!np)
+        return 0;
+    for (unsigned p = 0; p < np; p++)
+        if (!bf->done[pred[p]])
+            return 0;
+    for (unsigned k = 0; k < bf->nout[pred[0]]; k++) {
+        stored c = bf->out[(size_t)pred[0] * MAX_STORES + k];
+        for (unsigned p = 1; p < np && c.lanes; p++) {
+            int at = position(bf, pred[p], &c);
+            c.lanes = at < 0 ? 0 : c.lanes & bf->out[(size_t)pred[p] * MAX_STORES + (unsigned)at].lanes;
+        }
+        if (c.lanes)
+            s[ns++] = c;
+    }
+    for (bool narrowed = true; narrowed;) {
+        narrowed = false;
+        for (unsigned k = 0; k < ns; k++) {
+            uint64_t lanes = s[k].lanes;
+            for (unsigned p = 0; p < np; p++) {
+                const stored *list = &bf->out[(size_t)pred[p] * MAX_STORES];
+                for (unsigned m = (unsigned)position(bf, pred[p], &s[k]) + 1; m < bf->nout[pred[p]]; m++) {
+                    unsigned j = k + 1;
+                    while (j < ns && !same_store(&list[m], &s[j]))
+                        j++;
+                    if (j == ns) /* not kept newer: its lanes are not e's */
+                        lanes &= lanes_not_under(&s[k], &list[m]);
+                }
+            }
+            if (lanes != s[k].lanes) {
+                s[k].lanes = lanes;
+                narrowed = true;
+            }
+        }
+        unsigned keep = 0;
+        for (unsigned k = 0; k < ns; k++)
+            if (s[k].lanes)
+                s[keep++] = s[k];
+        ns = keep;
+    }
+    return ns;
+}
+
+/* The blocks in reverse post-order from the entry (into order; n of
+ * them are reachable): every predecessor but a loop's back edge first. */
+static unsigned reverse_post_order(const block_facts *bf, unsigned *order)
+{
+    unsigned *stack = malloc(bf->n * sizeof *stack), *edge = calloc(bf->n, sizeof *edge), top = 0, n = bf->n;
+    bool *seen = calloc(bf->n, sizeof *seen);
+    if (!stack || !edge || !seen) {
+        free(stack), free(edge), free(seen);
+        return 0;
+    }
+    stack[top++] = 0, seen[0] = true;
+    while (top) {
+        unsigned b = stack[top - 1];
+        LLVMValueRef t = LLVMGetBasicBlockTerminator(bf->blocks[b]);
+        unsigned ns = t ? LLVMGetNumSuccessors(t) : 0;
+        if (edge[b] < ns) {
+            unsigned to = index_of(bf, LLVMGetSuccessor(t, edge[b]++));
+            if (to < bf->n && !seen[to])
+                seen[to] = true, stack[top++] = to;
+            continue;
+        }
+        order[--n] = b; /* finished: before everything finished after it */
+        top--;
+    }
+    unsigned reached = bf->n - n;
+    memmove(order, order + n, reached * sizeof *order);
+    free(stack), free(edge), free(seen);
+    return reached;
+}
+
+static bool forward_function(LLVMTargetDataRef td, LLVMBuilderRef b, LLVMValueRef f)
+{
+    block_facts bf;
+    bool changed = false;
+    unsigned *order = NULL, n = 0;
+    if (facts_init(&bf, f) && (order = malloc(bf.n * sizeof *order)))
+        n = reverse_post_order(&bf, order);
+    if (!n) { /* out of memory: block by block */
+        free(order);
+        facts_free(&bf);
+        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb)) {
+            stored s[MAX_STORES];
+            unsigned ns = 0;
+            changed |= forward_block(td, b, bb, s, &ns);
+        }
+        return changed;
+    }
+    for (unsigned k = 0; k < n; k++) {
+        unsigned i = order[k];
+        stored *s = &bf.out[(size_t)i * MAX_STORES];
+        bf.nout[i] = facts_in(&bf, i, s);
+        changed |= forward_block(td, b, bf.blocks[i], s, &bf.nout[i]);
+        bf.done[i] = true;
+    }
+    free(order);
+    facts_free(&bf);
     return changed;
 }
 
@@ -305,8 +561,8 @@ bool forward_stores(LLVMModuleRef m)
     LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetModuleContext(m));
     bool changed = false;
     for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
-        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
-            changed |= forward_block(td, b, bb);
+        if (LLVMCountBasicBlocks(f))
+            changed |= forward_function(td, b, f);
     LLVMDisposeBuilder(b);
     return changed;
 }

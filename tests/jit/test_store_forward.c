@@ -217,11 +217,125 @@ static void test_additions_skip_canonicalisation(void **state)
     LLVMContextDispose(x.ctx);
 }
 
+/* A pointer at byte offset `field` of the function's first parameter, as
+ * lowered code reads the CTA record's fields (invariant loads). */
+static LLVMValueRef cta_field(ir *x, LLVMValueRef cta, int64_t field)
+{
+    LLVMValueRef off = LLVMConstInt(LLVMInt64TypeInContext(x->ctx), (uint64_t)field, true);
+    LLVMValueRef p = LLVMBuildGEP2(x->b, LLVMInt8TypeInContext(x->ctx), cta, &off, 1, "");
+    LLVMValueRef v = LLVMBuildLoad2(x->b, x->ptr, p, "");
+    LLVMSetMetadata(v, LLVMGetMDKindIDInContext(x->ctx, "invariant.load", 14),
+                    LLVMMetadataAsValue(x->ctx, LLVMMDNodeInContext2(x->ctx, NULL, 0)));
+    return v;
+}
+
+typedef struct record {
+    uint32_t pad[8];
+    uint32_t *shared;   /* byte 32 */
+    uint32_t *other;    /* byte 40: any pointer */
+    uint32_t *frames;   /* byte 48 */
+    uint32_t pad2[2];
+    uint32_t a[8];      /* byte 64 */
+    uint32_t out[4][4]; /* byte 96 */
+} record;
+
+/* k(rec, c): the shared words 0-7 get a; a frame word and an alloca are
+ * written (neither reaches shared memory); c == 1 writes word 1 in one
+ * arm of a branch; after the join out[0] = words 0-3 (memory: an arm
+ * wrote one), out[1] = words 4-7 (the stored lanes); then a store through
+ * `other` (which may point into shared memory) and out[2] = words 4-7
+ * again, from memory. */
+static void build_join(ir *x)
+{
+    LLVMTypeRef i32 = x->i32, params[2] = {x->ptr, i32};
+    LLVMValueRef f = LLVMAddFunction(x->m, "k", LLVMFunctionType(LLVMVoidTypeInContext(x->ctx), params, 2, false));
+    LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(x->ctx, f, "entry");
+    LLVMBasicBlockRef arm = LLVMAppendBasicBlockInContext(x->ctx, f, "arm");
+    LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(x->ctx, f, "join");
+    LLVMPositionBuilderAtEnd(x->b, entry);
+    LLVMValueRef rec = LLVMGetParam(f, 0);
+    x->buf = rec;
+    LLVMValueRef a = LLVMBuildLoad2(x->b, x->v8, at(x, 64), "a");
+    LLVMSetAlignment(a, 4);
+    LLVMValueRef sh = cta_field(x, rec, 32), frames = cta_field(x, rec, 48);
+    x->buf = sh;
+    masked_store(x, a, 0, 0xff);
+    LLVMSetAlignment(LLVMBuildStore(x->b, LLVMConstInt(i32, 9, false), frames), 4);
+    LLVMValueRef slot = LLVMBuildAlloca(x->b, x->v8, "slot");
+    LLVMSetVolatile(LLVMBuildStore(x->b, a, slot), true);
+    LLVMBuildCondBr(x->b, LLVMBuildICmp(x->b, LLVMIntEQ, LLVMGetParam(f, 1), LLVMConstInt(i32, 1, false), ""),
+                    arm, join);
+    LLVMPositionBuilderAtEnd(x->b, arm);
+    store(x, LLVMConstInt(i32, 77, false), 4);
+    LLVMBuildBr(x->b, join);
+    LLVMPositionBuilderAtEnd(x->b, join);
+    LLVMValueRef lo = masked_load(x, 0, 0x0f), hi = masked_load(x, 16, 0x0f);
+    x->buf = rec;
+    store(x, lo, 96), store(x, hi, 112);
+    LLVMValueRef other = LLVMBuildLoad2(x->b, x->ptr, at(x, 40), "other");
+    LLVMSetAlignment(LLVMBuildStore(x->b, LLVMConstInt(i32, 5, false), other), 4);
+    x->buf = sh;
+    LLVMValueRef again = masked_load(x, 16, 0x0f);
+    x->buf = rec;
+    store(x, again, 128);
+    LLVMBuildRetVoid(x->b);
+}
+
+static void test_forwards_across_blocks(void **state)
+{
+    (void)state;
+    char err[512];
+    jit_engine *j = jit_create(NULL, 0, err, sizeof err);
+    assert_non_null(j);
+    ir x = {.ctx = LLVMContextCreate()};
+    x.m = LLVMModuleCreateWithNameInContext("join", x.ctx);
+    LLVMTargetDataRef td = LLVMCreateTargetDataLayout(jit_target_machine(j));
+    char *layout = LLVMCopyStringRepOfTargetData(td);
+    LLVMSetDataLayout(x.m, layout);
+    LLVMDisposeMessage(layout);
+    LLVMDisposeTargetData(td);
+    LLVMSetTarget(x.m, jit_triple(j));
+    x.b = LLVMCreateBuilderInContext(x.ctx);
+    x.i32 = LLVMInt32TypeInContext(x.ctx), x.v8 = LLVMVectorType(x.i32, 8), x.ptr = LLVMPointerTypeInContext(x.ctx, 0);
+    build_join(&x);
+    assert_int_equal(count_calls(x.m, "llvm.masked.load"), 3);
+    assert_true(forward_stores(x.m));
+    assert_int_equal(count_calls(x.m, "llvm.masked.load"), 2); /* words 4-7 only */
+    void *obj, *addr;
+    size_t size;
+    assert_int_equal(jit_compile(j, x.m, &obj, &size, NULL, err, sizeof err), 0);
+    jit_unit *u = jit_unit_create(j, err, sizeof err);
+    assert_non_null(u);
+    const char *name = "k";
+    assert_int_equal(jit_unit_add(u, obj, size, &name, &addr, 1, err, sizeof err), 0);
+    void (*k)(record *, uint32_t) = (void (*)(record *, uint32_t))addr;
+    for (uint32_t c = 0; c < 2; c++) {
+        uint32_t shared[8] = {0}, frame = 0;
+        record r = {.shared = shared, .other = &shared[5], .frames = &frame};
+        for (int i = 0; i < 8; i++)
+            r.a[i] = 100 + (uint32_t)i;
+        k(&r, c);
+        for (int i = 0; i < 4; i++) {
+            uint32_t lo = c && i == 1 ? 77 : r.a[i], again = i == 1 ? 5 : r.a[4 + i];
+            if (r.out[0][i] != lo || r.out[1][i] != r.a[4 + i] || r.out[2][i] != again)
+                fail_msg("c %u, lane %d: %u %u %u, want %u %u %u", c, i, r.out[0][i], r.out[1][i], r.out[2][i], lo,
+                         r.a[4 + i], again);
+        }
+        assert_int_equal(frame, 9);
+    }
+    free(obj);
+    jit_unit_free(u);
+    LLVMDisposeBuilder(x.b);
+    LLVMContextDispose(x.ctx);
+    jit_destroy(j);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_forwards_masked_lanes),
         cmocka_unit_test(test_additions_skip_canonicalisation),
+        cmocka_unit_test(test_forwards_across_blocks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
