@@ -23,6 +23,23 @@ typedef struct ir {
     LLVMTypeRef i32, v8, m8, ptr;
 } ir;
 
+/* A module for the engine's target, with i32, <8 x i32> and ptr types. */
+static void new_module(ir *x, jit_engine *j, const char *name)
+{
+    memset(x, 0, sizeof *x);
+    x->ctx = LLVMContextCreate();
+    x->m = LLVMModuleCreateWithNameInContext(name, x->ctx);
+    LLVMTargetDataRef td = LLVMCreateTargetDataLayout(jit_target_machine(j));
+    char *layout = LLVMCopyStringRepOfTargetData(td);
+    LLVMSetDataLayout(x->m, layout);
+    LLVMDisposeMessage(layout);
+    LLVMDisposeTargetData(td);
+    LLVMSetTarget(x->m, jit_triple(j));
+    x->b = LLVMCreateBuilderInContext(x->ctx);
+    x->i32 = LLVMInt32TypeInContext(x->ctx), x->v8 = LLVMVectorType(x->i32, 8);
+    x->ptr = LLVMPointerTypeInContext(x->ctx, 0);
+}
+
 static LLVMValueRef at(ir *x, int64_t bytes)
 {
     LLVMValueRef off = LLVMConstInt(LLVMInt64TypeInContext(x->ctx), (uint64_t)bytes, true);
@@ -121,16 +138,8 @@ static void test_forwards_masked_lanes(void **state)
     jit_symbol sym = {"opaque", (void *)opaque_fn};
     jit_engine *j = jit_create(&sym, 1, err, sizeof err);
     assert_non_null(j);
-    ir x = {.ctx = LLVMContextCreate()};
-    x.m = LLVMModuleCreateWithNameInContext("forward", x.ctx);
-    LLVMTargetDataRef td = LLVMCreateTargetDataLayout(jit_target_machine(j));
-    char *layout = LLVMCopyStringRepOfTargetData(td);
-    LLVMSetDataLayout(x.m, layout);
-    LLVMDisposeMessage(layout);
-    LLVMDisposeTargetData(td);
-    LLVMSetTarget(x.m, jit_triple(j));
-    x.b = LLVMCreateBuilderInContext(x.ctx);
-    x.i32 = LLVMInt32TypeInContext(x.ctx), x.v8 = LLVMVectorType(x.i32, 8), x.ptr = LLVMPointerTypeInContext(x.ctx, 0);
+    ir x;
+    new_module(&x, j, "forward");
     LLVMValueRef opaque = LLVMAddFunction(x.m, "opaque", LLVMFunctionType(LLVMVoidTypeInContext(x.ctx), NULL, 0, false));
     build(&x, opaque);
 
@@ -287,16 +296,8 @@ static void test_forwards_across_blocks(void **state)
     char err[512];
     jit_engine *j = jit_create(NULL, 0, err, sizeof err);
     assert_non_null(j);
-    ir x = {.ctx = LLVMContextCreate()};
-    x.m = LLVMModuleCreateWithNameInContext("join", x.ctx);
-    LLVMTargetDataRef td = LLVMCreateTargetDataLayout(jit_target_machine(j));
-    char *layout = LLVMCopyStringRepOfTargetData(td);
-    LLVMSetDataLayout(x.m, layout);
-    LLVMDisposeMessage(layout);
-    LLVMDisposeTargetData(td);
-    LLVMSetTarget(x.m, jit_triple(j));
-    x.b = LLVMCreateBuilderInContext(x.ctx);
-    x.i32 = LLVMInt32TypeInContext(x.ctx), x.v8 = LLVMVectorType(x.i32, 8), x.ptr = LLVMPointerTypeInContext(x.ctx, 0);
+    ir x;
+    new_module(&x, j, "join");
     build_join(&x);
     assert_int_equal(count_calls(x.m, "llvm.masked.load"), 3);
     assert_true(forward_stores(x.m));
