@@ -1,17 +1,20 @@
-/* store_forward.c - values stored by masked vector stores, handed to the
- * loads that read them back in the same block.
+/* store_forward.c - stored lanes handed to the loads that read them back.
  *
  * After optimization, regions run by one warp (the tree reduction's last
  * levels, `if (tid < 8) s[tid] += s[tid + 8]`, with warps past the first
- * left out) are one straight block: a masked store of 32 lanes, then
- * masked loads of fewer lanes at other offsets.  LLVM does not forward
- * through masked accesses, and the CPU cannot either: a load that starts
- * inside an earlier vector store waits until the store has reached the
- * cache (a fifth of the tree reduction's time).  Here a load whose every
- * active lane reads bytes one active lane of an earlier store in the block
- * wrote, at the same root pointer plus constant offsets, becomes those
- * lanes of the stored values.  Calls, atomics, fences, volatile accesses
- * and stores through other roots end what is known. */
+ * left out) are straight code: a masked store of 32 lanes, then masked
+ * loads of fewer lanes at other offsets; unrolled sweeps store each
+ * warp's sum, then warp 0 loads them all.  LLVM does not forward through
+ * masked accesses, and the CPU cannot forward a load that starts inside an
+ * earlier vector store or spans several stores: it waits until they reach
+ * the cache (a fifth of the tree reduction's time).  Here a load whose
+ * every active lane reads bytes one active lane of an earlier store wrote,
+ * at the same root pointer plus constant offsets, becomes those lanes of
+ * the stored values: within a block, and across blocks in reverse
+ * post-order where every path leaves the same stores.  Calls, atomics and
+ * fences end what is known; a store through a root that may alias
+ * another (volatile and atomic stores too) ends what is known of that
+ * one. */
 #include "store_forward.h"
 
 #include "ptxjit/abi.h"
@@ -262,7 +265,9 @@ static int root_kind(LLVMTargetDataRef td, LLVMValueRef r)
     int64_t off;
     LLVMValueRef base = decompose(td, LLVMGetOperand(r, 0), &off);
     LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInstructionParent(r));
-    if (!LLVMIsAArgument(base) || base != LLVMGetParam(fn, 0) || !LLVMGetMetadata(r, LLVMGetMDKindIDInContext(LLVMGetTypeContext(LLVMTypeOf(r)), "invariant.load", 14)))
+    LLVMContextRef ctx = LLVMGetTypeContext(LLVMTypeOf(r));
+    if (!LLVMIsAArgument(base) || !LLVMCountParams(fn) || base != LLVMGetParam(fn, 0) ||
+        !LLVMGetMetadata(r, LLVMGetMDKindIDInContext(ctx, "invariant.load", 14)))
         return ROOT_OTHER;
     return off == PTXJIT_CTA_SHARED ? ROOT_SHARED : off == PTXJIT_CTA_FRAMES ? ROOT_FRAMES : ROOT_OTHER;
 }
