@@ -3,8 +3,7 @@
  * After optimization, regions run by one warp (the tree reduction's last
  * levels, `if (tid < 8) s[tid] += s[tid + 8]`, with warps past the first
  * left out) are straight code: a masked store of 32 lanes, then masked
- * loads of fewer lanes at other offsets; unrolled sweeps store each
- * warp's sum, then warp 0 loads them all.  LLVM does not forward through
+ * loads of fewer lanes at other offsets.  LLVM does not forward through
  * masked accesses, and the CPU cannot forward a load that starts inside an
  * earlier vector store or spans several stores: it waits until they reach
  * the cache (a fifth of the tree reduction's time).  Here a load whose

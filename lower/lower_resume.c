@@ -832,7 +832,7 @@ static void block_range(fn *F, uint32_t b, uint32_t *first, uint32_t *end)
  * the bodies. */
 enum { GROUP_SEGMENTS = 8 };
 typedef struct group_region {
-    uint32_t n, size; /* segments; instructions */
+    uint32_t n;
     struct {
         uint32_t x_first, x_end, y_first, y_end;
         const ptx_instr *split; /* x's branch over y, or NULL */
@@ -902,9 +902,7 @@ static bool group_region_at(fn *F, uint32_t x, uint32_t k, group_region *g)
         if (to_exit && ends_in_exit(term)) {
             g->seg[g->n].x_end = last - 1;
             g->n++;
-            bool plain = plain_range(F, first, last - 1, &size, true);
-            g->size = size;
-            return plain && size <= PAIR_MAX;
+            return plain_range(F, first, last - 1, &size, true) && size <= PAIR_MAX;
         }
         if (to_exit && term && skips_to_exit(F, term->instr)) {
             g->seg[g->n].skip = term->instr;
@@ -929,7 +927,6 @@ static bool group_region_at(fn *F, uint32_t x, uint32_t k, group_region *g)
         if (!plain_range(F, g->seg[g->n].x_first, g->seg[g->n].x_end, &size, true)) /* all 32 lanes here */
             return false;
     }
-    g->size = size;
     return g->n && size && size <= PAIR_MAX;
 }
 
@@ -1144,42 +1141,6 @@ static void run_groups(fn *F, uint32_t blk, uint32_t k, const saved_reg *r, uint
     }
 }
 
-/* With the block shape known, a sweep over a constant set of warps is
- * one stretch of groups instead of the loop over the set: no loop control
- * between the groups, and one warp's stores meet the next region's loads
- * in one block (jit/store_forward.c: the shuffle reduction's warp sums,
- * read back by warp 0 alone).  Bounded by the copies' size. */
-enum { UNROLL_MAX = 1024 }; /* instructions, all copies together */
-
-static bool unroll_pays(fn *F, uint32_t x, uint32_t k, LLVMValueRef set)
-{
-    group_region g;
-    if (!LLVMIsAConstantInt(set) || !group_region_at(F, x, k, &g))
-        return false;
-    uint32_t bits = (uint32_t)LLVMConstIntGetZExtValue(set), groups = 0;
-    for (uint32_t w = 0; w < 32; w++)
-        if (bits >> w & 1) {
-            groups++;
-            w += (bits >> w & 3) == 3; /* a pair */
-        }
-    return groups * g.size <= UNROLL_MAX;
-}
-
-/* The group region from block x to barrier k for the warps of `bits`, two
- * at a time where two are next to each other (unroll_pays). */
-static void run_unrolled(fn *F, uint32_t x, uint32_t k, const saved_reg *r, uint32_t n, uint32_t bits, bool fresh)
-{
-    lw *L = F->L;
-    while (bits) {
-        uint32_t w0 = (uint32_t)__builtin_ctz(bits), count = (bits >> w0 & 3) == 3 ? 2 : 1;
-        LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "unrolled.next");
-        run_group(F, x, k, r, n, const_i32(L, bits), next, count, fresh);
-        LLVMPositionBuilderAtEnd(L->b, next);
-        bits &= ~(((1u << count) - 1) << w0);
-    }
-    LLVMBuildStore(L->b, const_i32(L, 0), F->todo);
-}
-
 /* After barrier k, the CTA's last region (a group region to the exit)
  * for all warps, GROUP_MAX at a time and fewer at the end: then every
  * warp has exited, and the CTA ran whole.  No warp goes through the
@@ -1189,16 +1150,10 @@ static void exit_groups(fn *F, uint32_t k, const saved_reg *r, uint32_t n)
 {
     lw *L = F->L;
     LLVMBuilderRef b = L->b;
-    LLVMValueRef set = region_warps(F, F->wait_next[k], UINT32_MAX);
-    if (unroll_pays(F, F->wait_next[k], UINT32_MAX, set)) {
-        run_unrolled(F, F->wait_next[k], UINT32_MAX, r, n, (uint32_t)LLVMConstIntGetZExtValue(set), false);
-        mark_whole(F);
-        return;
-    }
     LLVMBasicBlockRef check = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "exit.check");
     LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "exit.next");
     LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "exit.done");
-    LLVMBuildStore(b, set, F->todo);
+    LLVMBuildStore(b, region_warps(F, F->wait_next[k], UINT32_MAX), F->todo);
     LLVMBuildBr(b, check);
     LLVMPositionBuilderAtEnd(b, check);
     LLVMValueRef todo = LLVMBuildLoad2(b, L->i32, F->todo, "");
@@ -1251,11 +1206,7 @@ static void uniform_step(fn *F, uint32_t k, uint32_t from, LLVMBasicBlockRef res
         return;
     }
     if (F->pair_after[k] < F->nwaits) { /* the first warp pairs too */
-        LLVMValueRef set = region_warps(F, F->wait_next[k], F->pair_after[k]);
-        if (unroll_pays(F, F->wait_next[k], F->pair_after[k], set))
-            run_unrolled(F, F->wait_next[k], F->pair_after[k], r, n, (uint32_t)LLVMConstIntGetZExtValue(set), false);
-        else
-            LLVMBuildStore(b, set, F->todo);
+        LLVMBuildStore(b, region_warps(F, F->wait_next[k], F->pair_after[k]), F->todo);
         LLVMBuildBr(b, F->uniform_check[F->pair_after[k]]);
         return;
     }
@@ -1497,7 +1448,7 @@ static void emit_converged_restore(fn *F, uint32_t k, const saved_reg *r, uint32
 /* A warp that starts at the kernel's first block: the CTA's first one
  * takes every warp to the first block's group region (entry_group), the
  * others (left over from it) go there alone. */
-static void emit_fresh_start(fn *F, LLVMBasicBlockRef fresh, const saved_reg *r, uint32_t n)
+static void emit_fresh_start(fn *F, LLVMBasicBlockRef fresh)
 {
     lw *L = F->L;
     LLVMPositionBuilderAtEnd(L->b, fresh);
@@ -1509,11 +1460,7 @@ static void emit_fresh_start(fn *F, LLVMBasicBlockRef fresh, const saved_reg *r,
     LLVMBuildCondBr(L->b, LLVMBuildLoad2(L->b, L->i1, F->entry_grouped, ""), F->resume_start, group);
     LLVMPositionBuilderAtEnd(L->b, group);
     LLVMBuildStore(L->b, LLVMConstInt(L->i1, 1, false), F->entry_grouped);
-    LLVMValueRef all = all_warps(F);
-    if (unroll_pays(F, 0, F->entry_group, all))
-        run_unrolled(F, 0, F->entry_group, r, n, (uint32_t)LLVMConstIntGetZExtValue(all), true);
-    else
-        LLVMBuildStore(L->b, all, F->todo);
+    LLVMBuildStore(L->b, all_warps(F), F->todo);
     LLVMBuildBr(L->b, F->uniform_check[F->entry_group]);
 }
 
@@ -1588,7 +1535,7 @@ uint32_t resume_finish(fn *F)
         if (F->wait_save[k] && from[k] < F->nwaits && pair_pays(F, from[k], k))
             F->pair_after[from[k]] = k;
     F->entry_group = uniform ? entry_group_barrier(F) : UINT32_MAX;
-    emit_fresh_start(F, fresh, regs, nregs);
+    emit_fresh_start(F, fresh);
     for (uint32_t k = 0; k < F->nwaits; k++)
         if (F->wait_save[k])
             emit_converged_save(F, k, regs, nregs, from[k], from[k] < F->nwaits ? conv_restore[from[k]] : NULL,
