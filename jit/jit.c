@@ -86,7 +86,10 @@ static void init_llvm(void)
 
 /* The settings below, spelled for jit_options(). */
 #define JIT_PASSES "default<O2>"
-#define JIT_OPTIONS "passes=" JIT_PASSES ";codegen=default;reloc=pic;model=small"
+/* after store_forward (a standalone instcombine checks by default that one
+ * round reached its fixpoint, and aborts the process where it did not) */
+#define JIT_CLEANUP "instcombine<no-verify-fixpoint>,dce"
+#define JIT_OPTIONS "passes=" JIT_PASSES ",store-forward," JIT_CLEANUP ";codegen=default;reloc=pic;model=small"
 
 /* A target machine for the host (j->triple, cpu and features). */
 static LLVMTargetMachineRef new_machine(jit_engine *j, char *err, size_t errlen)
@@ -245,7 +248,7 @@ int jit_compile(jit_engine *j, LLVMModuleRef m, void **obj, size_t *size, jit_ti
     LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
     LLVMErrorRef e = LLVMRunPasses(m, JIT_PASSES, tm, opts);
     if (!e && forward_stores(m)) /* the lanes it inserts become shuffles */
-        e = LLVMRunPasses(m, "instcombine,dce", tm, opts);
+        e = LLVMRunPasses(m, JIT_CLEANUP, tm, opts);
     LLVMDisposePassBuilderOptions(opts);
     if (e) {
         return_machine(j, tm);
