@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <llvm-c/Analysis.h>
+
 #include "jit.h"
 #include "store_forward.h"
 
@@ -145,6 +147,7 @@ static void test_forwards_masked_lanes(void **state)
 
     assert_int_equal(count_calls(x.m, "llvm.masked.load"), 4);
     assert_true(forward_stores(x.m));
+    assert_false(LLVMVerifyModule(x.m, LLVMPrintMessageAction, NULL)); /* dominance kept */
     assert_int_equal(count_calls(x.m, "llvm.masked.load"), 2); /* b and c; d and e read memory */
 
     void *obj, *addr;
@@ -219,6 +222,7 @@ static void test_additions_skip_canonicalisation(void **state)
     LLVMBuildRetVoid(x.b);
     assert_int_equal(count_uses(sel), 1);
     assert_true(forward_stores(x.m));
+    assert_false(LLVMVerifyModule(x.m, LLVMPrintMessageAction, NULL)); /* dominance kept */
     assert_int_equal(count_calls(x.m, "llvm.masked.load"), 0);
     /* the store and l2's four lanes read the select; l1's lanes read a */
     assert_int_equal(count_uses(sel), 1 + 4);
@@ -301,6 +305,7 @@ static void test_forwards_across_blocks(void **state)
     build_join(&x);
     assert_int_equal(count_calls(x.m, "llvm.masked.load"), 3);
     assert_true(forward_stores(x.m));
+    assert_false(LLVMVerifyModule(x.m, LLVMPrintMessageAction, NULL)); /* dominance kept */
     assert_int_equal(count_calls(x.m, "llvm.masked.load"), 2); /* words 4-7 only */
     void *obj, *addr;
     size_t size;
