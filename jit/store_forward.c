@@ -23,21 +23,21 @@
 
 enum { MAX_LANES = 64, MAX_STORES = 32 };
 
-typedef struct stored {
-    LLVMValueRef root, value; /* value: a vector, or a scalar (one lane) */
-    int64_t off;
-    uint64_t size;            /* of an element, in bytes */
-    unsigned n;
-    uint64_t lanes;           /* written lanes */
-} stored;
-
+/* Where an access goes: root + off, n elements of size bytes, under a
+ * lane mask; kind: the root's, for aliasing (root_kind). */
 typedef struct access {
     LLVMValueRef root;
+    int kind;
     int64_t off;
     uint64_t size;
     unsigned n;
     uint64_t lanes;
 } access;
+
+typedef struct stored {
+    access at;                /* lanes: the ones written */
+    LLVMValueRef value;       /* a vector, or a scalar (one lane) */
+} stored;
 
 static bool const_int(LLVMValueRef v, int64_t *out)
 {
@@ -100,6 +100,27 @@ static const char *callee_name(LLVMValueRef call)
     return f && LLVMIsAFunction(f) ? LLVMGetValueName2(f, &len) : "";
 }
 
+/* What a root is, for aliasing: an alloca (a stack slot nothing else
+ * reaches), a field of the CTA record the function gets (its shared
+ * window, its warp frames: separate allocations), or anything else. */
+enum { ROOT_OTHER, ROOT_ALLOCA, ROOT_SHARED, ROOT_FRAMES };
+
+static int root_kind(LLVMTargetDataRef td, LLVMValueRef r)
+{
+    if (LLVMIsAAllocaInst(r))
+        return ROOT_ALLOCA;
+    if (!LLVMIsALoadInst(r))
+        return ROOT_OTHER;
+    int64_t off;
+    LLVMValueRef base = decompose(td, LLVMGetOperand(r, 0), &off);
+    LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInstructionParent(r));
+    LLVMContextRef ctx = LLVMGetTypeContext(LLVMTypeOf(r));
+    if (!LLVMIsAArgument(base) || !LLVMCountParams(fn) || base != LLVMGetParam(fn, 0) ||
+        !LLVMGetMetadata(r, LLVMGetMDKindIDInContext(ctx, "invariant.load", 14)))
+        return ROOT_OTHER;
+    return off == PTXJIT_CTA_SHARED ? ROOT_SHARED : off == PTXJIT_CTA_FRAMES ? ROOT_FRAMES : ROOT_OTHER;
+}
+
 /* An access of type t at pointer p under mask (NULL: every lane). */
 static bool describe(LLVMTargetDataRef td, LLVMValueRef p, LLVMTypeRef t, LLVMValueRef mask, access *a)
 {
@@ -117,6 +138,7 @@ static bool describe(LLVMTargetDataRef td, LLVMValueRef p, LLVMTypeRef t, LLVMVa
     if (!mask)
         a->lanes = a->n == MAX_LANES ? ~0ull : (1ull << a->n) - 1;
     a->root = decompose(td, p, &a->off);
+    a->kind = root_kind(td, a->root);
     return true;
 }
 
@@ -126,19 +148,20 @@ static const stored *source(const stored *s, unsigned ns, const access *a, unsig
 {
     int64_t lo = a->off + (int64_t)(i * a->size), hi = lo + (int64_t)a->size;
     for (unsigned k = ns; k-- > 0;) {
-        int64_t size = (int64_t)s[k].size, end = s[k].off + size * s[k].n;
-        if (s[k].root != a->root || end <= lo || s[k].off >= hi)
+        const access *w = &s[k].at;
+        int64_t size = (int64_t)w->size, end = w->off + size * w->n;
+        if (w->root != a->root || end <= lo || w->off >= hi)
             continue;
-        int64_t d = lo - s[k].off;
+        int64_t d = lo - w->off;
         if (size == (int64_t)a->size && d % size == 0) { /* one lane covers it exactly */
-            if (!(s[k].lanes >> (d / size) & 1))
+            if (!(w->lanes >> (d / size) & 1))
                 continue;
             *lane = (unsigned)(d / size);
             return &s[k];
         }
-        for (unsigned j = 0; j < s[k].n; j++) {
-            int64_t slo = s[k].off + size * j;
-            if (s[k].lanes >> j & 1 && slo < hi && slo + size > lo)
+        for (unsigned j = 0; j < w->n; j++) {
+            int64_t slo = w->off + size * j;
+            if (w->lanes >> j & 1 && slo < hi && slo + size > lo)
                 return NULL; /* part of it */
         }
     }
@@ -193,7 +216,7 @@ static LLVMValueRef lane_value(LLVMBuilderRef b, const stored *s, unsigned j, LL
     bool vec = LLVMGetTypeKind(st) == LLVMVectorTypeKind;
     if (raw && vec == (LLVMGetTypeKind(rt) == LLVMVectorTypeKind) && (!vec || LLVMGetVectorSize(rt) == LLVMGetVectorSize(st)))
         src = raw; /* the same lanes */
-    LLVMValueRef v = s->n == 1 && LLVMGetTypeKind(LLVMTypeOf(src)) != LLVMVectorTypeKind
+    LLVMValueRef v = s->at.n == 1 && LLVMGetTypeKind(LLVMTypeOf(src)) != LLVMVectorTypeKind
                          ? src
                          : LLVMBuildExtractElement(b, src, LLVMConstInt(LLVMInt32TypeInContext(LLVMGetTypeContext(LLVMTypeOf(src))), j, false), "");
     return LLVMTypeOf(v) == elem ? v : LLVMBuildBitCast(b, v, elem, "");
@@ -250,35 +273,14 @@ static bool clobbers(LLVMValueRef i)
     return true;
 }
 
-/* What a root is, for aliasing: an alloca (a stack slot nothing else
- * reaches), a field of the CTA record the function gets (its shared
- * window, its warp frames: separate allocations), or anything else. */
-enum { ROOT_OTHER, ROOT_ALLOCA, ROOT_SHARED, ROOT_FRAMES };
-
-static int root_kind(LLVMTargetDataRef td, LLVMValueRef r)
-{
-    if (LLVMIsAAllocaInst(r))
-        return ROOT_ALLOCA;
-    if (!LLVMIsALoadInst(r))
-        return ROOT_OTHER;
-    int64_t off;
-    LLVMValueRef base = decompose(td, LLVMGetOperand(r, 0), &off);
-    LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInstructionParent(r));
-    LLVMContextRef ctx = LLVMGetTypeContext(LLVMTypeOf(r));
-    if (!LLVMIsAArgument(base) || !LLVMCountParams(fn) || base != LLVMGetParam(fn, 0) ||
-        !LLVMGetMetadata(r, LLVMGetMDKindIDInContext(ctx, "invariant.load", 14)))
-        return ROOT_OTHER;
-    return off == PTXJIT_CTA_SHARED ? ROOT_SHARED : off == PTXJIT_CTA_FRAMES ? ROOT_FRAMES : ROOT_OTHER;
-}
-
 /* Whether stores through root a may change what root b holds.  Kernel
  * code reaches the shared window through generic addresses too, never
  * the frames. */
-static bool may_alias(LLVMTargetDataRef td, LLVMValueRef a, LLVMValueRef b)
+static bool may_alias(const access *a, const access *b)
 {
-    if (a == b)
+    if (a->root == b->root)
         return true;
-    int ka = root_kind(td, a), kb = root_kind(td, b);
+    int ka = a->kind, kb = b->kind;
     if (ka == ROOT_ALLOCA || kb == ROOT_ALLOCA || (ka != ROOT_OTHER && kb != ROOT_OTHER && ka != kb))
         return false;
     return ka != ROOT_FRAMES && kb != ROOT_FRAMES;
@@ -291,16 +293,18 @@ static void note_store(LLVMTargetDataRef td, stored *s, unsigned *ns, LLVMValueR
 {
     access a;
     bool known = source && describe(td, p, LLVMTypeOf(val), mask, &a);
-    int64_t off;
-    LLVMValueRef root = known ? a.root : decompose(td, p, &off);
+    if (!known) {
+        a.root = decompose(td, p, &a.off);
+        a.kind = root_kind(td, a.root);
+    }
     unsigned keep = 0;
     for (unsigned k = 0; k < *ns; k++)
-        if ((known && s[k].root == root) || !may_alias(td, s[k].root, root))
+        if ((known && s[k].at.root == a.root) || !may_alias(&s[k].at, &a))
             s[keep++] = s[k];
     if (known) {
         if (keep == MAX_STORES)
             memmove(s, s + 1, --keep * sizeof *s);
-        s[keep++] = (stored){a.root, val, a.off, a.size, a.n, a.lanes};
+        s[keep++] = (stored){a, val};
     }
     *ns = keep;
 }
@@ -417,7 +421,8 @@ static void facts_free(block_facts *bf)
 /* The same store (its lanes may have been narrowed on some path). */
 static bool same_store(const stored *a, const stored *b)
 {
-    return a->root == b->root && a->value == b->value && a->off == b->off && a->size == b->size && a->n == b->n;
+    return a->at.root == b->at.root && a->value == b->value && a->at.off == b->at.off && a->at.size == b->at.size &&
+           a->at.n == b->at.n;
 }
 
 /* Where c is in a predecessor's list, or -1. */
@@ -430,7 +435,7 @@ static int position(const block_facts *bf, unsigned q, const stored *c)
 }
 
 /* e's lanes but those whose bytes x's lanes write. */
-static uint64_t lanes_not_under(const stored *e, const stored *x)
+static uint64_t lanes_not_under(const access *e, const access *x)
 {
     uint64_t keep = e->lanes;
     if (e->root != x->root)
@@ -462,17 +467,17 @@ static unsigned facts_in(const block_facts *bf, unsigned i, stored *s)
             return 0;
     for (unsigned k = 0; k < bf->nout[pred[0]]; k++) {
         stored c = bf->out[(size_t)pred[0] * MAX_STORES + k];
-        for (unsigned p = 1; p < np && c.lanes; p++) {
+        for (unsigned p = 1; p < np && c.at.lanes; p++) {
             int at = position(bf, pred[p], &c);
-            c.lanes = at < 0 ? 0 : c.lanes & bf->out[(size_t)pred[p] * MAX_STORES + (unsigned)at].lanes;
+            c.at.lanes = at < 0 ? 0 : c.at.lanes & bf->out[(size_t)pred[p] * MAX_STORES + (unsigned)at].at.lanes;
         }
-        if (c.lanes)
+        if (c.at.lanes)
             s[ns++] = c;
     }
     for (bool narrowed = true; narrowed;) {
         narrowed = false;
         for (unsigned k = 0; k < ns; k++) {
-            uint64_t lanes = s[k].lanes;
+            uint64_t lanes = s[k].at.lanes;
             for (unsigned p = 0; p < np; p++) {
                 const stored *list = &bf->out[(size_t)pred[p] * MAX_STORES];
                 for (unsigned m = (unsigned)position(bf, pred[p], &s[k]) + 1; m < bf->nout[pred[p]]; m++) {
@@ -480,17 +485,17 @@ static unsigned facts_in(const block_facts *bf, unsigned i, stored *s)
                     while (j < ns && !same_store(&list[m], &s[j]))
                         j++;
                     if (j == ns) /* not kept newer: its lanes are not e's */
-                        lanes &= lanes_not_under(&s[k], &list[m]);
+                        lanes &= lanes_not_under(&s[k].at, &list[m].at);
                 }
             }
-            if (lanes != s[k].lanes) {
-                s[k].lanes = lanes;
+            if (lanes != s[k].at.lanes) {
+                s[k].at.lanes = lanes;
                 narrowed = true;
             }
         }
         unsigned keep = 0;
         for (unsigned k = 0; k < ns; k++)
-            if (s[k].lanes)
+            if (s[k].at.lanes)
                 s[keep++] = s[k];
         ns = keep;
     }
