@@ -946,15 +946,15 @@ static bool computes_dead(fn *F, uint32_t first, uint32_t end, uint32_t after)
     return true;
 }
 
-/* Whether warp w may do anything in group region g before barrier
- * block `after`: run an if-body (its branch's guard not known to skip it
- * in every lane) or an instruction whose effect outlives the region, on
- * its way to the exit. */
-static bool warp_acts(fn *F, const group_region *g, uint32_t after, uint32_t w)
+/* Whether warp w may do anything in group region g: run an if-body (its
+ * branch's guard not known to skip it in every lane) or an instruction
+ * whose effect outlives the region (segment sg's is: lasting[sg]), on its
+ * way to the exit. */
+static bool warp_acts(fn *F, const group_region *g, const bool *lasting, uint32_t w)
 {
     for (uint32_t sg = 0; sg < g->n; sg++) {
         bool v;
-        if (!computes_dead(F, g->seg[sg].x_first, g->seg[sg].x_end, after))
+        if (lasting[sg])
             return true;
         if (g->seg[sg].split && !(warp_guard_known(F, &g->seg[sg].split->guard, w, &v) && v))
             return true;
@@ -975,10 +975,13 @@ static LLVMValueRef region_warps(fn *F, uint32_t x, uint32_t k)
     group_region g;
     uint32_t threads = F->ntid[0] * F->ntid[1] * F->ntid[2], nwarps = (threads + W - 1) / W, acts = 0;
     uint32_t after = k < F->nwaits ? F->wait_next[k] : UINT32_MAX;
+    bool lasting[GROUP_SEGMENTS];
     if (!F->ntid[0] || nwarps > 32 || !group_region_at(F, x, k, &g))
         return all_warps(F);
+    for (uint32_t sg = 0; sg < g.n; sg++) /* the same for every warp */
+        lasting[sg] = !computes_dead(F, g.seg[sg].x_first, g.seg[sg].x_end, after);
     for (uint32_t w = 0; w < nwarps; w++)
-        if (warp_acts(F, &g, after, w))
+        if (warp_acts(F, &g, lasting, w))
             acts |= 1u << w;
     if (acts) {
         uint32_t lo = (uint32_t)__builtin_ctz(acts), hi = 31 - (uint32_t)__builtin_clz(acts);

@@ -44,34 +44,37 @@ static bool sreg_value(fn *F, const ptx_operand *o, const uint32_t tid[3], uint6
     return true;
 }
 
-/* Integer comparison by a setp's condition code. */
+/* Integer comparison by a setp's condition code (int_predicate's
+ * mapping, shared with the lowering of setp). */
 static bool compare(uint8_t cmp, bool sign, uint64_t a, uint64_t b, unsigned bits, uint64_t *out)
 {
+    LLVMIntPredicate p;
     int64_t sa = sign_extend(a, bits), sb = sign_extend(b, bits);
     a = low_bits(a, bits), b = low_bits(b, bits);
-    switch (cmp) {
-    case PTX_CMP_EQ: *out = a == b; return true;
-    case PTX_CMP_NE: *out = a != b; return true;
-    case PTX_CMP_LT: *out = sign ? sa < sb : a < b; return true;
-    case PTX_CMP_LE: *out = sign ? sa <= sb : a <= b; return true;
-    case PTX_CMP_GT: *out = sign ? sa > sb : a > b; return true;
-    case PTX_CMP_GE: *out = sign ? sa >= sb : a >= b; return true;
-    case PTX_CMP_LO: *out = a < b; return true;
-    case PTX_CMP_LS: *out = a <= b; return true;
-    case PTX_CMP_HI: *out = a > b; return true;
-    case PTX_CMP_HS: *out = a >= b; return true;
+    if (!int_predicate(cmp, sign, &p))
+        return false;
+    switch (p) {
+    case LLVMIntEQ: *out = a == b; return true;
+    case LLVMIntNE: *out = a != b; return true;
+    case LLVMIntULT: *out = a < b; return true;
+    case LLVMIntULE: *out = a <= b; return true;
+    case LLVMIntUGT: *out = a > b; return true;
+    case LLVMIntUGE: *out = a >= b; return true;
+    case LLVMIntSLT: *out = sa < sb; return true;
+    case LLVMIntSLE: *out = sa <= sb; return true;
+    case LLVMIntSGT: *out = sa > sb; return true;
+    case LLVMIntSGE: *out = sa >= sb; return true;
     default: return false;
     }
 }
 
-static bool setp_value(fn *F, const ptx_instr *in, const uint64_t *v, uint64_t *out)
+static bool setp_value(const ptx_instr *in, const uint64_t *v, uint64_t *out)
 {
     ptx_type t = (ptx_type)in->types[0];
     char cls = ptx_type_class(t);
     if ((cls != 'U' && cls != 'S' && cls != 'B') ||
         !compare(in->mod[PTX_CAT_CMP], cls == 'S', v[1], v[2], 8 * ptx_type_size(t), out))
         return false;
-    (void)F;
     if (in->nopds < 4)
         return true;
     switch (in->mod[PTX_CAT_BOOL]) {
@@ -131,7 +134,7 @@ static bool instr_value(fn *F, const ptx_instr *in, const uint32_t tid[3], unsig
         if (!value_of(F, &in->opds[i], tid, depth + 1, &v[i]))
             return false;
     if (in->op == PTX_OP_SETP)
-        return setp_value(F, in, v, out);
+        return setp_value(in, v, out);
     if (in->op == PTX_OP_CVT)
         return cvt_value(in, v[1], out);
     ptx_type t = (ptx_type)in->types[0];
