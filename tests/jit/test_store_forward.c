@@ -131,6 +131,21 @@ static void build(ir *x, LLVMValueRef opaque)
     LLVMBuildRetVoid(x->b);
 }
 
+/* Compiles m (the engine takes it) into a new unit *u; function name's
+ * address. */
+static void *compiled(jit_engine *j, LLVMModuleRef m, const char *name, jit_unit **u)
+{
+    char err[512];
+    void *obj, *addr;
+    size_t size;
+    assert_int_equal(jit_compile(j, m, &obj, &size, NULL, err, sizeof err), 0);
+    *u = jit_unit_create(j, err, sizeof err);
+    assert_non_null(*u);
+    assert_int_equal(jit_unit_add(*u, obj, size, &name, &addr, 1, err, sizeof err), 0);
+    free(obj); /* the unit keeps a copy */
+    return addr;
+}
+
 static void opaque_fn(void) {}
 
 static void test_forwards_masked_lanes(void **state)
@@ -150,13 +165,8 @@ static void test_forwards_masked_lanes(void **state)
     assert_false(LLVMVerifyModule(x.m, LLVMPrintMessageAction, NULL)); /* dominance kept */
     assert_int_equal(count_calls(x.m, "llvm.masked.load"), 2); /* b and c; d and e read memory */
 
-    void *obj, *addr;
-    size_t size;
-    assert_int_equal(jit_compile(j, x.m, &obj, &size, NULL, err, sizeof err), 0);
-    jit_unit *u = jit_unit_create(j, err, sizeof err);
-    assert_non_null(u);
-    const char *name = "f";
-    assert_int_equal(jit_unit_add(u, obj, size, &name, &addr, 1, err, sizeof err), 0);
+    jit_unit *u;
+    void *addr = compiled(j, x.m, "f", &u);
     uint32_t buf[64] = {0};
     for (int i = 0; i < 8; i++)
         buf[16 + i] = 10 * (uint32_t)i + 7;
@@ -175,7 +185,6 @@ static void test_forwards_masked_lanes(void **state)
             fail_msg("lane %d: b %u c %u d %u e %u, want %u %u %u %u", i, b[i], c[i], d[i], e[i],
                      i < 4 ? a[4 + i] : past, want_c[i], want_d[i], i < 4 ? a[4 + i] : past);
     }
-    free(obj);
     jit_unit_free(u);
     LLVMDisposeBuilder(x.b);
     LLVMContextDispose(x.ctx);
@@ -307,13 +316,8 @@ static void test_forwards_across_blocks(void **state)
     assert_true(forward_stores(x.m));
     assert_false(LLVMVerifyModule(x.m, LLVMPrintMessageAction, NULL)); /* dominance kept */
     assert_int_equal(count_calls(x.m, "llvm.masked.load"), 2); /* words 4-7 only */
-    void *obj, *addr;
-    size_t size;
-    assert_int_equal(jit_compile(j, x.m, &obj, &size, NULL, err, sizeof err), 0);
-    jit_unit *u = jit_unit_create(j, err, sizeof err);
-    assert_non_null(u);
-    const char *name = "k";
-    assert_int_equal(jit_unit_add(u, obj, size, &name, &addr, 1, err, sizeof err), 0);
+    jit_unit *u;
+    void *addr = compiled(j, x.m, "k", &u);
     void (*k)(record *, uint32_t) = (void (*)(record *, uint32_t))addr;
     for (uint32_t c = 0; c < 2; c++) {
         uint32_t shared[8] = {0}, frame = 0;
@@ -329,7 +333,6 @@ static void test_forwards_across_blocks(void **state)
         }
         assert_int_equal(frame, 9);
     }
-    free(obj);
     jit_unit_free(u);
     LLVMDisposeBuilder(x.b);
     LLVMContextDispose(x.ctx);
