@@ -2,7 +2,9 @@
  * between two inaccessible guard pages, never in the host's malloc heap.
  * A kernel running a little past an allocation stays within its last page
  * (silent, as within a GPU allocation's granularity) or hits a guard page
- * (an illegal-address fault); either way no host data is touched. */
+ * (an illegal-address fault); either way no host data is touched.
+ * Allocations of 2 MiB or more start on a 2 MiB boundary, advised into
+ * transparent huge pages. */
 #ifndef RT_DEVMEM_H
 #define RT_DEVMEM_H
 

@@ -116,6 +116,31 @@ static void test_overrun_large_allocation(void **state)
     (void)state;
     poke_at((2 << 20) + 12, (2 << 20) + 12);
     poke_at(2 << 20, 2 << 20);
+    poke_at((6 << 20) + 4096, (6 << 20) + 4096);
+    poke_at(6 << 20, -4);
+    poke_at(6 << 20, -4096);
+}
+
+/* Allocations of 2 MiB and more start on a 2 MiB boundary (transparent
+ * huge pages can back them whole), smaller ones anywhere page aligned;
+ * either way every byte is usable and starts zero. */
+static void test_large_allocations_aligned(void **state)
+{
+    (void)state;
+    CUcontext c;
+    CU_OK(cuCtxCreate(&c, NULL, 0, 0));
+    static const size_t sizes[] = {4096, (2 << 20) - 4096, 2 << 20, (2 << 20) + 1, 5 << 20};
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+        CUdeviceptr p;
+        CU_OK(cuMemAlloc(&p, sizes[s]));
+        size_t align = sizes[s] >= (2 << 20) ? 2 << 20 : (size_t)sysconf(_SC_PAGESIZE);
+        if (p % align)
+            fail_msg("%zu bytes at %#llx: not %zu aligned", sizes[s], (unsigned long long)p, align);
+        CU_OK(cuMemsetD8(p + sizes[s] - 1, 0x5a, 1));
+        assert_true(all_zero(p, sizes[s] - 1));
+        CU_OK(cuMemFree(p));
+    }
+    CU_OK(cuCtxDestroy(c));
 }
 
 /* In bounds stays fine: the last word of an allocation. */
@@ -132,6 +157,7 @@ int main(void)
         cmocka_unit_test(test_overrun_small_allocations),
         cmocka_unit_test(test_underrun),
         cmocka_unit_test(test_overrun_large_allocation),
+        cmocka_unit_test(test_large_allocations_aligned),
         cmocka_unit_test(test_last_word),
     };
     CU_OK(cuInit(0));
