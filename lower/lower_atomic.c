@@ -31,6 +31,7 @@ typedef struct atom_op {
     LLVMValueRef b[8], c;     /* operands, <32 x iN> per element (likewise) */
     LLVMValueRef out[8];      /* per-lane results (atom), <32 x iN> allocas */
     LLVMValueRef win_end;     /* generic f32 add: end of the shared window (i64) */
+    LLVMValueRef lane_off;    /* shared, in the unrolled sequence: this lane's offset recomputed, or NULL */
 } atom_op;
 
 static bool is_pair(ptx_type t) { return t == PTX_TYPE_F16X2 || t == PTX_TYPE_BF16X2; }
@@ -374,7 +375,9 @@ static void atom_lane(fn *F, LLVMValueRef lane, void *ctx)
     LLVMBuilderRef b = L->b;
     LLVMValueRef base;
     if (o->offs) /* shared: the window plus the lane's 32-bit offset */
-        base = LLVMBuildAdd(b, o->window, LLVMBuildZExt(b, lane_addr(F, o->offs, L->i32, lane), L->i64, ""), "");
+        base = LLVMBuildAdd(b, o->window,
+                            LLVMBuildZExt(b, o->lane_off ? o->lane_off : lane_addr(F, o->offs, L->i32, lane), L->i64, ""),
+                            "");
     else
         base = lane_addr(F, o->addrs, L->i64, lane);
     for (uint32_t k = 0; k < o->nvec; k++) {
@@ -403,10 +406,57 @@ static bool can_aggregate(const atom_op *o)
     }
 }
 
+/* o with its operands spilled for the lane loop (the addresses too
+ * unless the lanes recompute them), in the block being built: each path
+ * spills what it reads, so a path that reads no spill stores none. */
+static atom_op spilled(fn *F, const atom_op *o, bool addresses)
+{
+    atom_op s = *o;
+    if (addresses && o->offs)
+        s.offs = spill(F, o->offs);
+    else if (addresses)
+        s.addrs = spill(F, o->addrs);
+    for (uint32_t k = 0; k < o->nvec; k++) /* constants stay (operand_lane) */
+        s.b[k] = LLVMIsConstant(o->b[k]) ? o->b[k] : spill(F, o->b[k]);
+    if (o->c)
+        s.c = LLVMIsConstant(o->c) ? o->c : spill(F, o->c);
+    return s;
+}
+
+/* The unrolled sequence with each lane's shared offset recomputed from
+ * the global load it came from (lower_lane_value.c), where the load's
+ * addresses have a known shape; false if the offset is not such. */
+static bool recomputed_lanes(fn *F, const atom_op *o, LLVMValueRef mask, LLVMBasicBlockRef done)
+{
+    lw *L = F->L;
+    const ptx_operand *a = &o->in->opds[o->in->op == PTX_OP_ATOM ? 1 : 0];
+    if (!o->offs || a->kind != PTX_OPD_ADDR || a->nelems != 1)
+        return false;
+    const ptx_instr *ld = lane_value_load(F, o->in, &a->elems[0], PTX_TYPE_U32);
+    if (!ld)
+        return false;
+    LLVMValueRef addrs = address_of(F, ld, &ld->opds[1], PTX_SPACE_GLOBAL);
+    LLVMBasicBlockRef known = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "atom.lanes.known");
+    LLVMBasicBlockRef plain = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "atom.lanes.spilled");
+    shape_branch(F, addrs, mask, known, plain);
+    LLVMPositionBuilderAtEnd(L->b, known);
+    LLVMValueRef lanes = shape_lanes(F, addrs, mask);
+    atom_op s = spilled(F, o, false);
+    for (uint32_t l = 0; l < W; l++) {
+        LLVMValueRef at = LLVMBuildExtractElement(L->b, lanes, const_i32(L, l), "");
+        LLVMValueRef v = lane_value(F, o->in, &a->elems[0], PTX_TYPE_U32, at, l);
+        s.lane_off = LLVMBuildAdd(L->b, LLVMBuildTrunc(L->b, v, L->i32, ""), const_i32(L, (uint32_t)a->imm), "");
+        atom_lane(F, const_i32(L, l), &s);
+    }
+    LLVMBuildBr(L->b, done);
+    LLVMPositionBuilderAtEnd(L->b, plain);
+    return true;
+}
+
 /* Every lane active: the 32 read-modify-writes one after another, lane
  * numbers constant (no lane search), for shared integer operations whose
  * body is a load, an operation and a store (a histogram's bins). */
-static void all_lanes(fn *F, atom_op *o, LLVMValueRef mask)
+static void all_lanes(fn *F, const atom_op *o, LLVMValueRef mask)
 {
     lw *L = F->L;
     LLVMBasicBlockRef full = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "atom.all");
@@ -415,30 +465,26 @@ static void all_lanes(fn *F, atom_op *o, LLVMValueRef mask)
     LLVMValueRef bits = mask_bits(F, mask);
     LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntEQ, bits, const_i32(L, UINT32_MAX), ""), full, some);
     LLVMPositionBuilderAtEnd(L->b, full);
+    recomputed_lanes(F, o, mask, done);
+    atom_op s = spilled(F, o, true);
     for (uint32_t l = 0; l < W; l++)
-        atom_lane(F, const_i32(L, l), o);
+        atom_lane(F, const_i32(L, l), &s);
     LLVMBuildBr(L->b, done);
     LLVMPositionBuilderAtEnd(L->b, some);
-    for_each_lane(F, mask, atom_lane, o);
+    s = spilled(F, o, true);
+    for_each_lane(F, mask, atom_lane, &s);
     LLVMBuildBr(L->b, done);
     LLVMPositionBuilderAtEnd(L->b, done);
 }
 
 static void lanes_in_order(fn *F, atom_op *o, LLVMValueRef mask)
 {
-    atom_op spilled = *o;
-    if (o->offs)
-        spilled.offs = spill(F, o->offs);
-    else
-        spilled.addrs = spill(F, o->addrs);
-    for (uint32_t k = 0; k < o->nvec; k++) /* constants stay (operand_lane) */
-        spilled.b[k] = LLVMIsConstant(o->b[k]) ? o->b[k] : spill(F, o->b[k]);
-    if (o->c)
-        spilled.c = LLVMIsConstant(o->c) ? o->c : spill(F, o->c);
-    if (o->shared && can_aggregate(o))
-        all_lanes(F, &spilled, mask);
-    else
-        for_each_lane(F, mask, atom_lane, &spilled);
+    if (o->shared && can_aggregate(o)) {
+        all_lanes(F, o, mask);
+    } else {
+        atom_op s = spilled(F, o, true);
+        for_each_lane(F, mask, atom_lane, &s);
+    }
 }
 
 /* Reads b (each element of a vector form) and c (cas) as raw bits. */

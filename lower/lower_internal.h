@@ -193,6 +193,10 @@ LLVMValueRef shape_load(fn *F, LLVMValueRef addrs, LLVMTypeRef elem, uint32_t al
  * consecutive access covers. */
 void prefetch_ahead(lw *L, LLVMValueRef last, LLVMValueRef a, uint32_t span);
 void shape_store(fn *F, LLVMValueRef addrs, LLVMValueRef val, uint32_t align, LLVMValueRef mask);
+/* The addresses themselves, as the shape has them (splat(lane 0) + a
+ * constant vector): a lane of it is a scalar sum.  Only on the known
+ * side of a shape_branch, as its first instruction. */
+LLVMValueRef shape_lanes(fn *F, LLVMValueRef addrs, LLVMValueRef mask);
 void lower_shapes(lw *L, LLVMTargetMachineRef tm);
 /* Lanes [first, first + n) of mask (<n x i1>). */
 LLVMValueRef lane_range_mask(lw *L, LLVMValueRef mask, unsigned first, unsigned n);
@@ -422,6 +426,15 @@ void inductions_free(fn *F);
  * value in every lane of a warp, known at compile time from the block
  * shape; *value: that value */
 bool warp_guard_known(fn *F, const ptx_operand *guard, uint32_t warp, bool *value);
+
+/* lower_lane_value.c: operand o of instruction `at` (read as type t),
+ * computed in at's block by integer arithmetic from one ld.global: that
+ * load, or NULL.  Then lane_value is lane `lane`'s value (an i64 holding
+ * the operand's bits), the load's element read again at addr, that lane's
+ * address of the load. */
+const ptx_instr *lane_value_load(fn *F, const ptx_instr *at, const ptx_operand *o, ptx_type t);
+LLVMValueRef lane_value(fn *F, const ptx_instr *at, const ptx_operand *o, ptx_type t, LLVMValueRef addr,
+                        uint32_t lane);
 /* lower_mem.c: recomputes a rematerialized register (its operands first) */
 void recompute_register(fn *F, const ptx_operand *o);
 

@@ -37,6 +37,7 @@
 #define SHAPE_GUARD "ptxjit.shape.guard"
 #define SHAPE_LOAD "ptxjit.shape.load"
 #define SHAPE_STORE "ptxjit.shape.store"
+#define SHAPE_LANES "ptxjit.shape.lanes"
 #define ALIGN_TEST "ptxjit.align.test"
 enum { MAX_GUARDS = 4, MAX_RUNS = 4 };
 
@@ -84,6 +85,15 @@ void shape_store(fn *F, LLVMValueRef addrs, LLVMValueRef val, uint32_t align, LL
     LLVMValueRef f = placeholder(L, SHAPE_STORE, L->voidt, p, 4, LLVMGetElementType(LLVMTypeOf(val)));
     LLVMValueRef args[4] = {val, addrs, mask, const_i32(L, align)};
     call(L, f, args, 4);
+}
+
+LLVMValueRef shape_lanes(fn *F, LLVMValueRef addrs, LLVMValueRef mask)
+{
+    lw *L = F->L;
+    LLVMTypeRef p[2] = {vec_of(L->i64), vec_of(L->i1)};
+    LLVMValueRef f = placeholder(L, SHAPE_LANES, vec_of(L->i64), p, 2, NULL);
+    LLVMValueRef args[2] = {addrs, mask};
+    return call(L, f, args, 2);
 }
 
 LLVMValueRef shape_align_test(fn *F, LLVMValueRef addrs, LLVMValueRef mask, uint32_t align)
@@ -1280,6 +1290,33 @@ static LLVMValueRef known_load(lw *L, const shape *s, LLVMValueRef addrs, LLVMVa
     return acc;
 }
 
+/* The addresses as splat(lane 0) + off (+ k S).  A lane read out of it
+ * by a constant index becomes the scalar sum at once: instcombine leaves
+ * extracts of a vector with many uses alone. */
+static LLVMValueRef known_lanes(lw *L, const shape *s, LLVMValueRef c)
+{
+    LLVMValueRef addrs = LLVMGetOperand(c, 0), sx = shape_sym(L, s);
+    LLVMValueRef base = lane0_value(L, addrs, s->off, s->k, sx, 64, shape_lane(L, s, LLVMGetOperand(c, 1)));
+    for (LLVMUseRef u = LLVMGetFirstUse(c), next; u; u = next) {
+        next = LLVMGetNextUse(u);
+        LLVMValueRef x = LLVMGetUser(u), i = LLVMIsAExtractElementInst(x) ? LLVMGetOperand(x, 1) : NULL;
+        if (!i || !LLVMIsAConstantInt(i) || LLVMConstIntGetZExtValue(i) >= W)
+            continue;
+        unsigned l = (unsigned)LLVMConstIntGetZExtValue(i);
+        LLVMPositionBuilderBefore(L->b, x);
+        LLVMValueRef a = LLVMBuildAdd(L->b, base, const_i64(L, (uint64_t)s->off[l]), "");
+        if (sx && s->k[l])
+            a = LLVMBuildAdd(L->b, a, LLVMBuildMul(L->b, const_i64(L, (uint64_t)s->k[l]), sx, ""), "");
+        LLVMReplaceAllUsesWith(x, a);
+        LLVMInstructionEraseFromParent(x);
+    }
+    LLVMPositionBuilderBefore(L->b, c);
+    LLVMValueRef v = LLVMBuildAdd(L->b, splat(L, base), const_lanes(L, s->off, 64), "");
+    if (sx && any_k(s->k))
+        v = LLVMBuildAdd(L->b, v, LLVMBuildMul(L->b, const_lanes(L, s->k, 64), splat(L, sx), ""), "");
+    return v;
+}
+
 /* A known shape's store: consecutive runs as masked vector stores in lane
  * order; runs of one address (several lanes storing to one place) keep
  * the scatter's lane order. */
@@ -1374,7 +1411,9 @@ static void emit_known(analysis *A, const shape *s, LLVMValueRef c)
 {
     lw *L = A->L;
     LLVMPositionBuilderBefore(L->b, c);
-    if (name_starts(LLVMGetCalledValue(c), SHAPE_LOAD)) {
+    if (name_starts(LLVMGetCalledValue(c), SHAPE_LANES)) {
+        LLVMReplaceAllUsesWith(c, known_lanes(L, s, c));
+    } else if (name_starts(LLVMGetCalledValue(c), SHAPE_LOAD)) {
         uint32_t align = (uint32_t)LLVMConstIntGetZExtValue(LLVMGetOperand(c, 2));
         LLVMValueRef v = known_load(L, s, LLVMGetOperand(c, 0), LLVMGetOperand(c, 1), align, LLVMTypeOf(c),
                                     LLVMGetOperand(c, 3), !LLVMIsNull(LLVMGetOperand(c, 4)));
