@@ -9,7 +9,10 @@
  * lane hits one address and the operation is associative and commutative
  * (integer add, and, or, xor, min, max), the warp reduces first and does one
  * read-modify-write; each lane gets the value it would have seen in lane
- * order (lower_aggregate.c).
+ * order (lower_aggregate.c).  With every lane active, a lane's shared offset
+ * computed from a global load in the same block is recomputed from the
+ * element it loaded rather than read back from the spill
+ * (lower_lane_value.c).
  *
  * Ordering: RMWs on global/generic memory are LLVM seq_cst whatever the
  * .sem: on x86 every locked RMW is a full fence anyway, so the stronger
