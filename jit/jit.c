@@ -3,6 +3,7 @@
  * LLJIT.  Runtime entry points are absolute symbols, so no -rdynamic. */
 #include "jit.h"
 #include "perf_map.h"
+#include "constant_masks.h"
 #include "store_forward.h"
 
 #include <llvm-c/Error.h>
@@ -89,7 +90,7 @@ static void init_llvm(void)
 /* after store_forward (a standalone instcombine checks by default that one
  * round reached its fixpoint, and aborts the process where it did not) */
 #define JIT_CLEANUP "instcombine<no-verify-fixpoint>,dce"
-#define JIT_OPTIONS "passes=" JIT_PASSES ",store-forward," JIT_CLEANUP ";codegen=default;reloc=pic;model=small"
+#define JIT_OPTIONS "passes=" JIT_PASSES ",store-forward,narrow-masks," JIT_CLEANUP ";codegen=default;reloc=pic;model=small"
 
 /* A target machine for the host (j->triple, cpu and features). */
 static LLVMTargetMachineRef new_machine(jit_engine *j, char *err, size_t errlen)
@@ -247,8 +248,11 @@ int jit_compile(jit_engine *j, LLVMModuleRef m, void **obj, size_t *size, jit_ti
     double t0 = now();
     LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
     LLVMErrorRef e = LLVMRunPasses(m, JIT_PASSES, tm, opts);
-    if (!e && forward_stores(m)) /* the lanes it inserts become shuffles */
-        e = LLVMRunPasses(m, JIT_CLEANUP, tm, opts);
+    if (!e) {
+        bool forwarded = forward_stores(m); /* the lanes it inserts become shuffles */
+        if (narrow_constant_masks(m) || forwarded)
+            e = LLVMRunPasses(m, JIT_CLEANUP, tm, opts);
+    }
     LLVMDisposePassBuilderOptions(opts);
     if (e) {
         return_machine(j, tm);

@@ -1,7 +1,9 @@
 /* test_store_forward.c - jit/store_forward: masked loads that read back
  * what masked stores of their block wrote take the stored lanes, and the
  * compiled code computes what memory would have held; loads that read
- * bytes no whole stored lane covers, or past a call, read memory. */
+ * bytes no whole stored lane covers, or past a call, read memory.  And
+ * jit/constant_masks: masked accesses of a constant run of lanes become
+ * plain ones of those lanes, with the same effect. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +17,7 @@
 #include <llvm-c/Analysis.h>
 
 #include "jit.h"
+#include "constant_masks.h"
 #include "store_forward.h"
 
 typedef struct ir {
@@ -339,12 +342,68 @@ static void test_forwards_across_blocks(void **state)
     jit_destroy(j);
 }
 
+/* buf (i32 words): 16..23 the values a.  Masked stores of a: lanes 2-5
+ * at word 0, lane 0 at word 8, lanes 0 and 2 at word 48 (not one run:
+ * stays masked); b = lanes 3-4 loaded at word 0, c = lane 7 at word 8
+ * (100 + lane elsewhere), stored at words 32 and 40. */
+static void test_narrows_constant_runs(void **state)
+{
+    (void)state;
+    char err[512];
+    jit_engine *j = jit_create(NULL, 0, err, sizeof err);
+    assert_non_null(j);
+    ir x;
+    new_module(&x, j, "narrow");
+    LLVMTypeRef params[1] = {x.ptr};
+    LLVMValueRef f = LLVMAddFunction(x.m, "f", LLVMFunctionType(LLVMVoidTypeInContext(x.ctx), params, 1, false));
+    LLVMPositionBuilderAtEnd(x.b, LLVMAppendBasicBlockInContext(x.ctx, f, "entry"));
+    x.buf = LLVMGetParam(f, 0);
+    LLVMValueRef a = LLVMBuildLoad2(x.b, x.v8, at(&x, 64), "a");
+    LLVMSetAlignment(a, 4);
+    masked_store(&x, a, 0, 0x3c);
+    masked_store(&x, a, 32, 0x01);
+    masked_store(&x, a, 192, 0x05);
+    LLVMValueRef b = masked_load(&x, 0, 0x18), c = masked_load(&x, 32, 0x80);
+    store(&x, b, 128), store(&x, c, 160);
+    LLVMBuildRetVoid(x.b);
+
+    assert_true(narrow_constant_masks(x.m));
+    assert_false(LLVMVerifyModule(x.m, LLVMPrintMessageAction, NULL));
+    assert_int_equal(count_calls(x.m, "llvm.masked.store"), 1);
+    assert_int_equal(count_calls(x.m, "llvm.masked.load"), 0);
+
+    jit_unit *u;
+    void *addr = compiled(j, x.m, "f", &u);
+    uint32_t buf[64], want[64];
+    for (int i = 0; i < 64; i++)
+        buf[i] = 0xdead0000u + (uint32_t)i;
+    for (int i = 0; i < 8; i++)
+        buf[16 + i] = 10 * (uint32_t)i + 7;
+    memcpy(want, buf, sizeof want);
+    for (int i = 2; i <= 5; i++)
+        want[i] = want[16 + i];
+    want[8] = want[16], want[48] = want[16], want[50] = want[18];
+    for (int i = 0; i < 8; i++) {
+        want[32 + i] = i == 3 || i == 4 ? want[i] : 100u + (uint32_t)i;
+        want[40 + i] = i == 7 ? want[15] : 100u + (uint32_t)i;
+    }
+    ((void (*)(uint32_t *))addr)(buf);
+    for (int i = 0; i < 64; i++)
+        if (buf[i] != want[i])
+            fail_msg("word %d: %#x, want %#x", i, buf[i], want[i]);
+    jit_unit_free(u);
+    LLVMDisposeBuilder(x.b);
+    LLVMContextDispose(x.ctx);
+    jit_destroy(j);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_forwards_masked_lanes),
         cmocka_unit_test(test_additions_skip_canonicalisation),
         cmocka_unit_test(test_forwards_across_blocks),
+        cmocka_unit_test(test_narrows_constant_runs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
