@@ -435,7 +435,8 @@ static bool recomputed_lanes(fn *F, const atom_op *o, LLVMValueRef mask, LLVMBas
     const ptx_operand *a = &o->in->opds[o->in->op == PTX_OP_ATOM ? 1 : 0];
     if (!o->offs || a->kind != PTX_OPD_ADDR || a->nelems != 1)
         return false;
-    const ptx_instr *ld = lane_value_load(F, o->in, &a->elems[0], PTX_TYPE_U32);
+    uint32_t at_stmt;
+    const ptx_instr *ld = lane_value_load(F, o->in, &a->elems[0], PTX_TYPE_U32, &at_stmt);
     if (!ld)
         return false;
     LLVMValueRef addrs = address_of(F, ld, &ld->opds[1], PTX_SPACE_GLOBAL);
@@ -447,7 +448,7 @@ static bool recomputed_lanes(fn *F, const atom_op *o, LLVMValueRef mask, LLVMBas
     atom_op s = spilled(F, o, false);
     for (uint32_t l = 0; l < W; l++) {
         LLVMValueRef at = LLVMBuildExtractElement(L->b, lanes, const_i32(L, l), "");
-        LLVMValueRef v = lane_value(F, o->in, &a->elems[0], PTX_TYPE_U32, at, l);
+        LLVMValueRef v = lane_value(F, at_stmt, &a->elems[0], PTX_TYPE_U32, at, l);
         s.lane_off = LLVMBuildAdd(L->b, LLVMBuildTrunc(L->b, v, L->i32, ""), const_i32(L, (uint32_t)a->imm), "");
         atom_lane(F, const_i32(L, l), &s);
     }

@@ -429,12 +429,11 @@ bool warp_guard_known(fn *F, const ptx_operand *guard, uint32_t warp, bool *valu
 
 /* lower_lane_value.c: operand o of instruction `at` (read as type t),
  * computed in at's block by integer arithmetic from one ld.global: that
- * load, or NULL.  Then lane_value is lane `lane`'s value (an i64 holding
- * the operand's bits), the load's element read again at addr, that lane's
- * address of the load. */
-const ptx_instr *lane_value_load(fn *F, const ptx_instr *at, const ptx_operand *o, ptx_type t);
-LLVMValueRef lane_value(fn *F, const ptx_instr *at, const ptx_operand *o, ptx_type t, LLVMValueRef addr,
-                        uint32_t lane);
+ * load (and at's statement in *at_stmt), or NULL.  Then lane_value is
+ * lane `lane`'s value (an i64 holding the operand's bits), the load's
+ * element read again at addr, that lane's address of the load. */
+const ptx_instr *lane_value_load(fn *F, const ptx_instr *at, const ptx_operand *o, ptx_type t, uint32_t *at_stmt);
+LLVMValueRef lane_value(fn *F, uint32_t at_stmt, const ptx_operand *o, ptx_type t, LLVMValueRef addr, uint32_t lane);
 /* lower_mem.c: recomputes a rematerialized register (its operands first) */
 void recompute_register(fn *F, const ptx_operand *o);
 

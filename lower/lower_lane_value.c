@@ -23,14 +23,13 @@ typedef struct walk {
     uint32_t at, block;      /* the reading instruction's statement and block */
     uint32_t first;          /* the earliest statement the value is computed from */
     const ptx_instr *load;   /* the one ld.global */
-    uint32_t load_stmt;
     LLVMValueRef addr;       /* emitting: the lane's address of the load (i64); NULL while checking */
     uint32_t lane;
 } walk;
 
-static uint32_t stmt_of(const fn *F, const ptx_instr *in, uint32_t from, uint32_t to)
+static uint32_t stmt_of(const fn *F, const ptx_instr *in)
 {
-    for (uint32_t i = from; i < to; i++)
+    for (uint32_t i = 0; i < F->f->nbody; i++)
         if (F->f->body[i].kind == PTX_STMT_INSTR && F->f->body[i].instr == in)
             return i;
     return UINT32_MAX;
@@ -156,7 +155,6 @@ static bool load_ok(walk *w, const ptx_instr *in, uint32_t stmt)
         !is_reg_opd(&a->elems[0]) || written_between(w, &a->elems[0], stmt, w->at))
         return false;
     w->load = in;
-    w->load_stmt = stmt;
     return true;
 }
 
@@ -276,28 +274,32 @@ static bool operand(walk *w, const ptx_operand *o, ptx_type t, uint32_t use, uns
     return true;
 }
 
-const ptx_instr *lane_value_load(fn *F, const ptx_instr *at, const ptx_operand *o, ptx_type t)
+/* A walk from the instruction at statement `at`. */
+static walk walk_at(fn *F, uint32_t at)
+{
+    return (walk){.F = F, .at = at, .block = F->block_of_stmt[at], .first = at};
+}
+
+const ptx_instr *lane_value_load(fn *F, const ptx_instr *at, const ptx_operand *o, ptx_type t, uint32_t *at_stmt)
 {
     const ptx_func *f = F->f;
-    walk w = {.F = F, .at = stmt_of(F, at, 0, f->nbody)};
-    if (w.at == UINT32_MAX)
+    uint32_t stmt = stmt_of(F, at);
+    if (stmt == UINT32_MAX)
         return NULL;
-    w.block = F->block_of_stmt[w.at];
-    w.first = w.at;
+    walk w = walk_at(F, stmt);
     if (!operand(&w, o, t, w.at, 0, NULL) || !w.load)
         return NULL;
     for (uint32_t i = w.first; i < w.at; i++)
         if (f->body[i].kind == PTX_STMT_INSTR && !pure(f->body[i].instr))
             return NULL;
+    *at_stmt = stmt;
     return w.load;
 }
 
-LLVMValueRef lane_value(fn *F, const ptx_instr *at, const ptx_operand *o, ptx_type t, LLVMValueRef addr,
-                        uint32_t lane)
+LLVMValueRef lane_value(fn *F, uint32_t at_stmt, const ptx_operand *o, ptx_type t, LLVMValueRef addr, uint32_t lane)
 {
-    walk w = {.F = F, .at = stmt_of(F, at, 0, F->f->nbody), .addr = addr, .lane = lane};
-    w.block = F->block_of_stmt[w.at];
-    w.first = w.at;
+    walk w = walk_at(F, at_stmt);
+    w.addr = addr, w.lane = lane;
     LLVMValueRef v = NULL;
     return operand(&w, o, t, w.at, 0, &v) ? v : NULL;
 }

@@ -149,17 +149,32 @@ static void *compiled(jit_engine *j, LLVMModuleRef m, const char *name, jit_unit
     return addr;
 }
 
+/* An engine (knowing syms) and a module for it in *x. */
+static jit_engine *engine_and_module(ir *x, const jit_symbol *syms, unsigned nsyms, const char *name)
+{
+    char err[512];
+    jit_engine *j = jit_create(syms, nsyms, err, sizeof err);
+    assert_non_null(j);
+    new_module(x, j, name);
+    return j;
+}
+
+static void dispose(ir *x, jit_engine *j, jit_unit *u)
+{
+    jit_unit_free(u);
+    LLVMDisposeBuilder(x->b);
+    LLVMContextDispose(x->ctx);
+    jit_destroy(j);
+}
+
 static void opaque_fn(void) {}
 
 static void test_forwards_masked_lanes(void **state)
 {
     (void)state;
-    char err[512];
     jit_symbol sym = {"opaque", (void *)opaque_fn};
-    jit_engine *j = jit_create(&sym, 1, err, sizeof err);
-    assert_non_null(j);
     ir x;
-    new_module(&x, j, "forward");
+    jit_engine *j = engine_and_module(&x, &sym, 1, "forward");
     LLVMValueRef opaque = LLVMAddFunction(x.m, "opaque", LLVMFunctionType(LLVMVoidTypeInContext(x.ctx), NULL, 0, false));
     build(&x, opaque);
 
@@ -188,10 +203,7 @@ static void test_forwards_masked_lanes(void **state)
             fail_msg("lane %d: b %u c %u d %u e %u, want %u %u %u %u", i, b[i], c[i], d[i], e[i],
                      i < 4 ? a[4 + i] : past, want_c[i], want_d[i], i < 4 ? a[4 + i] : past);
     }
-    jit_unit_free(u);
-    LLVMDisposeBuilder(x.b);
-    LLVMContextDispose(x.ctx);
-    jit_destroy(j);
+    dispose(&x, j, u);
 }
 
 static unsigned count_uses(LLVMValueRef v)
@@ -309,11 +321,8 @@ static void build_join(ir *x)
 static void test_forwards_across_blocks(void **state)
 {
     (void)state;
-    char err[512];
-    jit_engine *j = jit_create(NULL, 0, err, sizeof err);
-    assert_non_null(j);
     ir x;
-    new_module(&x, j, "join");
+    jit_engine *j = engine_and_module(&x, NULL, 0, "join");
     build_join(&x);
     assert_int_equal(count_calls(x.m, "llvm.masked.load"), 3);
     assert_true(forward_stores(x.m));
@@ -336,10 +345,7 @@ static void test_forwards_across_blocks(void **state)
         }
         assert_int_equal(frame, 9);
     }
-    jit_unit_free(u);
-    LLVMDisposeBuilder(x.b);
-    LLVMContextDispose(x.ctx);
-    jit_destroy(j);
+    dispose(&x, j, u);
 }
 
 /* buf (i32 words): 16..23 the values a.  Masked stores of a: lanes 2-5
@@ -349,11 +355,8 @@ static void test_forwards_across_blocks(void **state)
 static void test_narrows_constant_runs(void **state)
 {
     (void)state;
-    char err[512];
-    jit_engine *j = jit_create(NULL, 0, err, sizeof err);
-    assert_non_null(j);
     ir x;
-    new_module(&x, j, "narrow");
+    jit_engine *j = engine_and_module(&x, NULL, 0, "narrow");
     LLVMTypeRef params[1] = {x.ptr};
     LLVMValueRef f = LLVMAddFunction(x.m, "f", LLVMFunctionType(LLVMVoidTypeInContext(x.ctx), params, 1, false));
     LLVMPositionBuilderAtEnd(x.b, LLVMAppendBasicBlockInContext(x.ctx, f, "entry"));
@@ -391,10 +394,7 @@ static void test_narrows_constant_runs(void **state)
     for (int i = 0; i < 64; i++)
         if (buf[i] != want[i])
             fail_msg("word %d: %#x, want %#x", i, buf[i], want[i]);
-    jit_unit_free(u);
-    LLVMDisposeBuilder(x.b);
-    LLVMContextDispose(x.ctx);
-    jit_destroy(j);
+    dispose(&x, j, u);
 }
 
 int main(void)
