@@ -1730,6 +1730,77 @@ static void drop_placeholder(LLVMValueRef c)
     LLVMInstructionEraseFromParent(c);
 }
 
+/* Whether lane_of computes v's lanes from scalars rather than extracting
+ * them: lane arithmetic, extensions, broadcasts. */
+static bool lane_arith(LLVMValueRef v)
+{
+    if (!LLVMIsAInstruction(v))
+        return false;
+    switch (LLVMGetInstructionOpcode(v)) {
+    case LLVMAdd: case LLVMSub: case LLVMMul: case LLVMShl: case LLVMOr: case LLVMAnd: case LLVMXor:
+    case LLVMZExt: case LLVMSExt: case LLVMTrunc:
+        return true;
+    case LLVMShuffleVector:
+        return is_broadcast(v);
+    default:
+        return false;
+    }
+}
+
+/* Whether the run-time path copied v (own_addresses): the fast path then
+ * needs v only for what reads it there. */
+static bool was_copied(const analysis *A, LLVMValueRef v)
+{
+    for (unsigned i = 0; i < A->ncopied; i++)
+        if (A->copied[i] == v)
+            return true;
+    return false;
+}
+
+static bool ends_in_unreachable(LLVMBasicBlockRef bb)
+{
+    LLVMValueRef t = LLVMGetBasicBlockTerminator(bb);
+    return t && LLVMGetInstructionOpcode(t) == LLVMUnreachable;
+}
+
+/* Extracts of one constant lane from address arithmetic the run-time
+ * path has its own copy of (a store's prefetch of lanes 0 and 16) become
+ * that lane's arithmetic in scalar code: instcombine leaves an extract of
+ * a vector with other uses alone, and the 64-bit address vectors would be
+ * built on the fast path only to read two of their lanes.  A fault
+ * report's extract of the faulting lane goes the same way.  Where the
+ * fast path needs the vector anyway, its extract is one instruction and
+ * stays. */
+static void scalarize_lane_extracts(analysis *A)
+{
+    lw *L = A->L;
+    LLVMValueRef *list = NULL;
+    unsigned n = 0, cap = 0;
+    for (LLVMValueRef f = LLVMGetFirstFunction(L->mod); f; f = LLVMGetNextFunction(f))
+        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
+            for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+                if (!LLVMIsAExtractElementInst(i) || !lane_arith(LLVMGetOperand(i, 0)) ||
+                    !(ends_in_unreachable(bb) ||
+                      (LLVMIsAConstantInt(LLVMGetOperand(i, 1)) && was_copied(A, LLVMGetOperand(i, 0)))))
+                    continue;
+                if (n == cap) {
+                    LLVMValueRef *more = realloc(list, (cap ? 2 * cap : 64) * sizeof *list);
+                    if (!more)
+                        goto rewrite; /* the rest stay extracts: only slower */
+                    list = more;
+                    cap = cap ? 2 * cap : 64;
+                }
+                list[n++] = i;
+            }
+rewrite:
+    for (unsigned k = 0; k < n; k++) {
+        LLVMPositionBuilderBefore(L->b, list[k]);
+        LLVMReplaceAllUsesWith(list[k], lane_of(L, LLVMGetOperand(list[k], 0), LLVMGetOperand(list[k], 1)));
+        LLVMInstructionEraseFromParent(list[k]);
+    }
+    free(list);
+}
+
 /* After lowering: registers into SSA values, then every placeholder
  * replaced (see the top of the file). */
 void lower_shapes(lw *L, LLVMTargetMachineRef tm)
@@ -1760,6 +1831,7 @@ void lower_shapes(lw *L, LLVMTargetMachineRef tm)
     free(A.reload_val);
     free(A.reload_off);
     ptrmap_free(&A.memo);
+    scalarize_lane_extracts(&A); /* before erasing: the extracts may be the originals' last readers */
     erase_copied(&A);
     free(calls);
     LLVMValueRef f = LLVMGetFirstFunction(L->mod);

@@ -87,6 +87,7 @@ struct rt_device {
     worker *workers;
     pthread_mutex_t faults_lock;
     atomic_bool faults_installed; /* holds a reference on the fault handlers */
+    bool interleave;         /* run_rows may order warps row-wise (PTXJIT_NO_INTERLEAVE unset) */
 };
 
 struct launch_ctx {
@@ -144,6 +145,8 @@ rt_device *rt_device_create(unsigned threads)
     }
     d->nworkers = rt_pool_size(d->pool);
     d->nslots = rt_pool_slots(d->pool);
+    const char *off = getenv("PTXJIT_NO_INTERLEAVE");
+    d->interleave = !(off && *off && strcmp(off, "0"));
     d->workers = calloc(d->nslots, sizeof *d->workers);
     if (!d->workers) {
         rt_device_destroy(d);
@@ -604,6 +607,50 @@ static void run_cta(worker *w, uint64_t linear)
         w->lc->k->fn(&s->cta, i);
 }
 
+/* ---- warps in rows ----
+ * A kernel whose warps cannot see one another - no barrier or other wait
+ * (its warps would run as fibers or return at barriers), no shared memory
+ * - may run its warps in any order.  In a 2D block a warp is a few short
+ * rows (16 threads of a 16x16 block), and CTA after CTA the warps run
+ * through 16 rows at once, 64 bytes of each: more streams than the CPU's
+ * prefetchers follow.  Warp w of every CTA of a grid row, then warp w+1,
+ * walks each row from end to end instead (the 5-point stencil -15% on one
+ * core).  1D blocks keep CTA order: their warps already follow one row. */
+
+/* Whether the launch's warps run row-wise (run_rows). */
+static bool runs_rows(const launch_ctx *lc)
+{
+    const ptxjit_grid *g = &lc->launch;
+    return lc->d->interleave && !lc->k->frame_size && !lc->k->uses_barriers && !lc->resident && !lc->smem &&
+           lc->nwarps > 1 && (g->ntid[1] > 1 || g->ntid[2] > 1) && g->nctaid[0] > 1;
+}
+
+/* CTAs [begin, end) warp by warp: each warp index across the CTAs of one
+ * grid row, then the next.  One slot serves them all: only the CTA's
+ * index differs, and printf's sequence numbers restart at each call, as
+ * a thread prints from one call only. */
+static void run_rows(worker *w, uint64_t begin, uint64_t end)
+{
+    const ptxjit_grid *g = &w->lc->launch;
+    cta_slot *s = &w->slots[0];
+    w->cur = s;
+    w->stack_top = __builtin_frame_address(0);
+    for (uint64_t first = begin; first < end && !atomic_load(&w->lc->failed);) {
+        uint64_t row_end = (first / g->nctaid[0] + 1) * g->nctaid[0];
+        uint64_t last = row_end < end ? row_end : end;
+        cta_begin(w, s, first);
+        uint32_t x0 = s->cta.ctaid[0];
+        for (uint32_t warp = 0; warp < s->cta.nwarps; warp++)
+            for (uint64_t c = first; c < last; c++) {
+                s->cta.ctaid[0] = x0 + (uint32_t)(c - first);
+                s->cta.cta_linear = c;
+                s->serial++;
+                w->lc->k->fn(&s->cta, warp);
+            }
+        first = last;
+    }
+}
+
 /* A cooperative chunk: all its CTAs are resident together. */
 static void run_resident(worker *w, uint64_t begin, uint64_t end)
 {
@@ -660,6 +707,8 @@ static int run_chunk(void *ctx, unsigned wi, uint64_t begin, uint64_t end)
     if (RT_FAULT_TRY(&w->fault)) {
         if (lc->resident && !lc->k->frame_size)
             run_resident(w, begin, end);
+        else if (runs_rows(lc))
+            run_rows(w, begin, end);
         else
             for (uint64_t i = begin; i < end && !atomic_load(&lc->failed); i++)
                 run_cta(w, i);
