@@ -651,6 +651,17 @@ static void run_rows(worker *w, uint64_t begin, uint64_t end)
     }
 }
 
+/* The pool's chunk for a row-wise launch: whole grid rows, as many as
+ * the pool's own choice of an eighth of a worker's share holds (0: its
+ * choice, where the grid has fewer rows). */
+static uint64_t row_chunk(const launch_ctx *lc, uint64_t nctas)
+{
+    if (!runs_rows(lc))
+        return 0;
+    uint64_t width = lc->launch.nctaid[0], rows = nctas / width / (8 * (uint64_t)lc->d->nworkers);
+    return rows ? rows * width : 0;
+}
+
 /* A cooperative chunk: all its CTAs are resident together. */
 static void run_resident(worker *w, uint64_t begin, uint64_t end)
 {
@@ -846,7 +857,7 @@ rt_status rt_launch(rt_device *d, const rt_kernel *k, const rt_launch_cfg *cfg, 
     install_faults(d);
     rt_fpenv host; /* pool threads run in the default mode already */
     rt_fpenv_enter(&host);
-    rt_pool_parallel_for(d->pool, nctas, lc.resident, run_chunk, &lc);
+    rt_pool_parallel_for(d->pool, nctas, lc.resident ? lc.resident : row_chunk(&lc, nctas), run_chunk, &lc);
     rt_fpenv_leave(&host);
     rt_printf_log_flush(lc.log, cfg->printf_out ? cfg->printf_out : stdout);
     rt_printf_log_destroy(lc.log);
