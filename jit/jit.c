@@ -90,7 +90,7 @@ static void init_llvm(void)
 /* after store_forward (a standalone instcombine checks by default that one
  * round reached its fixpoint, and aborts the process where it did not) */
 #define JIT_CLEANUP "instcombine<no-verify-fixpoint>,dce"
-#define JIT_OPTIONS "passes=" JIT_PASSES ",store-forward,narrow-masks," JIT_CLEANUP ";codegen=default;reloc=pic;model=small"
+#define JIT_OPTIONS "passes=" JIT_PASSES ",store-forward,narrow-masks,row-loop," JIT_CLEANUP ";codegen=default;reloc=pic;model=small"
 
 /* A target machine for the host (j->triple, cpu and features). */
 static LLVMTargetMachineRef new_machine(jit_engine *j, char *err, size_t errlen)

@@ -938,6 +938,8 @@ uint32_t lower_module(const ptx_module *m, LLVMContextRef ctx, LLVMTargetMachine
         if (m->items[i].kind != PTX_ITEM_FUNC || !f->has_body || !wanted(&L, &need, f))
             continue;
         uint32_t frame_size = lower_function(&L, f);
+        if (f->is_entry && !frame_size)
+            wrap_row_loop(&L, ptrmap_get(&L.funcs, f));
         if (f->is_entry) {
             lower_kernel *k = &out->kernels[out->nkernels++];
             k->func = f;

@@ -198,6 +198,9 @@ void shape_store(fn *F, LLVMValueRef addrs, LLVMValueRef val, uint32_t align, LL
  * side of a shape_branch, as its first instruction. */
 LLVMValueRef shape_lanes(fn *F, LLVMValueRef addrs, LLVMValueRef mask);
 void lower_shapes(lw *L, LLVMTargetMachineRef tm);
+/* lower_rows.c: entry becomes the body of a loop over a grid row's CTAs
+ * (PTXJIT_WARP_ROW), under its own name. */
+void wrap_row_loop(lw *L, LLVMValueRef entry);
 /* Lanes [first, first + n) of mask (<n x i1>). */
 LLVMValueRef lane_range_mask(lw *L, LLVMValueRef mask, unsigned first, unsigned n);
 /* The value of the highest lane in bits (lower_mem.c). */

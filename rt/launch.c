@@ -124,6 +124,7 @@ _Static_assert(offsetof(ptxjit_cta, cta_linear) == PTXJIT_CTA_LINEAR, "abi.h");
 _Static_assert(offsetof(ptxjit_cta, shared) == PTXJIT_CTA_SHARED, "abi.h");
 _Static_assert(offsetof(ptxjit_cta, frames) == PTXJIT_CTA_FRAMES, "abi.h");
 _Static_assert(offsetof(ptxjit_cta, whole) == PTXJIT_CTA_WHOLE, "abi.h");
+_Static_assert(offsetof(ptxjit_cta, row_ctas) == PTXJIT_CTA_ROW_CTAS, "abi.h");
 _Static_assert(offsetof(ptxjit_warp_frame, resume) == PTXJIT_FRAME_RESUME, "abi.h");
 _Static_assert(offsetof(ptxjit_warp_frame, op) == PTXJIT_FRAME_OP, "abi.h");
 _Static_assert(offsetof(ptxjit_warp_frame, id) == PTXJIT_FRAME_ID, "abi.h");
@@ -626,9 +627,11 @@ static bool runs_rows(const launch_ctx *lc)
 }
 
 /* CTAs [begin, end) warp by warp: each warp index across the CTAs of one
- * grid row, then the next.  One slot serves them all: only the CTA's
- * index differs, and printf's sequence numbers restart at each call, as
- * a thread prints from one call only. */
+ * grid row, then the next, in one call (PTXJIT_WARP_ROW: the code steps
+ * the CTA's index).  One slot serves them all: only the CTA's index
+ * differs.  printf's sequence numbers go on across the call's CTAs, which
+ * keeps each thread's lines in order (the log sorts by CTA, thread and
+ * sequence number). */
 static void run_rows(worker *w, uint64_t begin, uint64_t end)
 {
     const ptxjit_grid *g = &w->lc->launch;
@@ -640,13 +643,13 @@ static void run_rows(worker *w, uint64_t begin, uint64_t end)
         uint64_t last = row_end < end ? row_end : end;
         cta_begin(w, s, first);
         uint32_t x0 = s->cta.ctaid[0];
-        for (uint32_t warp = 0; warp < s->cta.nwarps; warp++)
-            for (uint64_t c = first; c < last; c++) {
-                s->cta.ctaid[0] = x0 + (uint32_t)(c - first);
-                s->cta.cta_linear = c;
-                s->serial++;
-                w->lc->k->fn(&s->cta, warp);
-            }
+        for (uint32_t warp = 0; warp < s->cta.nwarps; warp++) {
+            s->cta.ctaid[0] = x0; /* the call steps them through the row */
+            s->cta.cta_linear = first;
+            s->cta.row_ctas = (uint32_t)(last - first);
+            s->serial++;
+            w->lc->k->fn(&s->cta, PTXJIT_WARP_ROW | warp);
+        }
         first = last;
     }
 }

@@ -39,6 +39,7 @@ typedef struct ptxjit_cta {
     char *frames;            /* resumable kernels: the warps' frames, frame_size bytes each */
     uint32_t whole;          /* set to 1 by a CTA loop that ran the CTA whole (every warp
                                 exited); such code never reads a frame's header */
+    uint32_t row_ctas;       /* PTXJIT_WARP_ROW calls: how many CTAs of the row to run */
 } ptxjit_cta;
 
 /* The start of a resumable kernel's warp frame.  A kernel whose CTA
@@ -73,6 +74,7 @@ typedef struct ptxjit_warp_frame {
 #define PTXJIT_SHARED_ALIGN 64
 #define PTXJIT_CTA_FRAMES 48
 #define PTXJIT_CTA_WHOLE 56
+#define PTXJIT_CTA_ROW_CTAS 60
 #define PTXJIT_FRAME_RESUME 0
 #define PTXJIT_FRAME_OP 4
 #define PTXJIT_FRAME_ID 8
@@ -95,6 +97,12 @@ typedef void (*ptxjit_warp_fn)(ptxjit_cta *cta, uint32_t warp);
  * frame header (the runtime then sets none up for the launch's later
  * CTAs either). */
 #define PTXJIT_WARP_CTA_LOOP 0x80000000u
+
+/* Or'ed into `warp` for a kernel that is not resumable: the call runs
+ * that warp of ptxjit_cta.row_ctas CTAs, the CTA given and those after it
+ * in its grid row, adding 1 to ctaid[0] and cta_linear between them (the
+ * runtime's warps in rows, whose warps cannot see one another). */
+#define PTXJIT_WARP_ROW 0x40000000u
 
 /* CTA barrier operations (the `op` of ptxjit_rt_bar).  A warp arrives as
  * a whole (the ISA counts barrier threads by warps); `value` is the warp's
