@@ -657,7 +657,7 @@ static void lower_prologue(fn *F)
     if (F->resumable)
         resume_loop_begin(F); /* the rest of the prologue is per warp */
     else
-        F->warp = LLVMGetParam(F->fn, 1);
+        F->warp = row_arg_split(F, LLVMGetParam(F->fn, 1));
     LLVMValueRef lanes[W];
     for (uint32_t i = 0; i < W; i++)
         lanes[i] = const_i32(L, i);
@@ -938,8 +938,8 @@ uint32_t lower_module(const ptx_module *m, LLVMContextRef ctx, LLVMTargetMachine
         if (m->items[i].kind != PTX_ITEM_FUNC || !f->has_body || !wanted(&L, &need, f))
             continue;
         uint32_t frame_size = lower_function(&L, f);
-        if (f->is_entry && !frame_size)
-            wrap_row_loop(&L, ptrmap_get(&L.funcs, f));
+        if (f->is_entry)
+            wrap_row_loop(&L, f, ptrmap_get(&L.funcs, f), frame_size != 0);
         if (f->is_entry) {
             lower_kernel *k = &out->kernels[out->nkernels++];
             k->func = f;

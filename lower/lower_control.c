@@ -588,7 +588,7 @@ bool lower_call(fn *F, const ptx_instr *in, LLVMValueRef mask)
     uint32_t n = 3 + nr + na;
     LLVMValueRef *av = calloc(n, sizeof *av), *temps = calloc(nr + 1, sizeof *temps);
     av[0] = F->cta;
-    av[1] = current_warp(F);
+    av[1] = LLVMBuildOr(L->b, current_warp(F), LLVMBuildShl(L->b, F->row_off, const_i32(L, ROW_SHIFT), ""), "");
     av[2] = mask_bits(F, mask);
     for (uint32_t k = 0; k < nr; k++)
         av[3 + k] = call_operand(F, &rets->elems[k], callee->rets[k], true, &temps[k]);

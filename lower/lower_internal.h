@@ -58,6 +58,7 @@ typedef struct fn {
     LLVMValueRef fn;
     bool is_entry;
     LLVMValueRef cta, warp;      /* arguments */
+    LLVMValueRef row_off;        /* the CTA's place in its row's call (lower_rows.c): i32 */
     LLVMValueRef pc;             /* alloca <32 x i32>: each lane's next block */
     LLVMValueRef sched;          /* alloca i32: dispatch counter (fairness) */
     LLVMValueRef parked, forced; /* alloca i32 lane sets: waiting at a sync point; let through once */
@@ -199,8 +200,12 @@ void shape_store(fn *F, LLVMValueRef addrs, LLVMValueRef val, uint32_t align, LL
 LLVMValueRef shape_lanes(fn *F, LLVMValueRef addrs, LLVMValueRef mask);
 void lower_shapes(lw *L, LLVMTargetMachineRef tm);
 /* lower_rows.c: entry becomes the body of a loop over a grid row's CTAs
- * (PTXJIT_WARP_ROW), under its own name. */
-void wrap_row_loop(lw *L, LLVMValueRef entry);
+ * (PTXJIT_WARP_ROW), under its own name.  The body's warp argument
+ * carries the CTA's place in the row above ROW_SHIFT (also passed on to
+ * .func calls): %ctaid.x is the row's first plus that. */
+enum { ROW_SHIFT = 8, ROW_BITS = 22 };
+void wrap_row_loop(lw *L, const ptx_func *kernel, LLVMValueRef entry, bool resumable);
+LLVMValueRef row_arg_split(fn *F, LLVMValueRef arg);
 /* Lanes [first, first + n) of mask (<n x i1>). */
 LLVMValueRef lane_range_mask(lw *L, LLVMValueRef mask, unsigned first, unsigned n);
 /* The value of the highest lane in bits (lower_mem.c). */

@@ -195,7 +195,7 @@ static bool pure(const ptx_instr *in)
  * whose operands all pass `ok`. */
 static bool pure_def_over(fn *F, const ptx_instr *in, bool (*ok)(fn *, const ptx_operand *))
 {
-    if (in->opds[0].kind != PTX_OPD_NAME) /* pairs and vector unpacking stay per-lane */
+    if (!in->nopds || in->opds[0].kind != PTX_OPD_NAME) /* no result (trap), pairs, vector unpacking */
         return false;
     if (in->op == PTX_OP_LD)
         return is_kernel_param_load(F, in) && !in->mod[PTX_CAT_VEC];

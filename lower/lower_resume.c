@@ -139,7 +139,7 @@ static LLVMValueRef all_warps(fn *F)
 void resume_loop_begin(fn *F)
 {
     lw *L = F->L;
-    LLVMValueRef arg = LLVMGetParam(F->fn, 1);
+    LLVMValueRef arg = row_arg_split(F, LLVMGetParam(F->fn, 1));
     F->cta_loop = LLVMBuildICmp(L->b, LLVMIntEQ, arg, const_i32(L, PTXJIT_WARP_CTA_LOOP), "cta.loop");
     F->loop_warp = entry_alloca(F, L->i32, "loop.warp");
     LLVMBuildStore(L->b, LLVMBuildSelect(L->b, F->cta_loop, const_i32(L, 0), arg, ""), F->loop_warp);

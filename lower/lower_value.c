@@ -282,16 +282,6 @@ static void warp_tid(fn *F, LLVMValueRef warp, LLVMValueRef *tid)
     }
 }
 
-/* %ctaid.x where the code is not resumable: a plain load, as a row loop
- * around the code (lower_rows.c) steps it between calls of the inlined
- * body (an invariant load would be hoisted out of that loop). */
-static LLVMValueRef ctaid_x(fn *F)
-{
-    lw *L = F->L;
-    LLVMValueRef idx = const_i64(L, PTXJIT_CTA_CTAID);
-    return LLVMBuildLoad2(L->b, L->i32, LLVMBuildGEP2(L->b, L->i8, F->cta, &idx, 1, ""), "ctaid.x");
-}
-
 /* Eagerly computed in the prologue; unused ones are deleted by LLVM. */
 void init_sregs(fn *F)
 {
@@ -301,11 +291,10 @@ void init_sregs(fn *F)
     for (int i = 0; i < 3; i++) {
         ntid[i] = load_field(F, launch, PTXJIT_GRID_NTID + 4 * i, L->i32);
         nctaid[i] = load_field(F, launch, PTXJIT_GRID_NCTAID + 4 * i, L->i32);
-        ctaid[i] = i || F->resumable ? load_field(F, F->cta, PTXJIT_CTA_CTAID + 4 * i, L->i32)
-                                     : ctaid_x(F);
+        ctaid[i] = load_field(F, F->cta, PTXJIT_CTA_CTAID + 4 * i, L->i32);
         F->sregs[PTX_SREG_NTID][i + 1] = splat(L, ntid[i]);
         F->sregs[PTX_SREG_NCTAID][i + 1] = splat(L, nctaid[i]);
-        F->sregs[PTX_SREG_CTAID][i + 1] = splat(L, ctaid[i]);
+        F->sregs[PTX_SREG_CTAID][i + 1] = splat(L, i ? ctaid[i] : LLVMBuildAdd(L->b, ctaid[i], F->row_off, "ctaid.x"));
     }
     if (F->ntid[0])
         for (int i = 0; i < 3; i++)

@@ -484,6 +484,15 @@ void rt_shim_printf_record(ptxjit_cta *cta, uint32_t thread, const char *text, s
 
 /* ---- CTAs ---- */
 
+void rt_cta_index(const ptxjit_cta *cta, uint32_t id[3])
+{
+    const uint32_t *n = cta->launch->nctaid;
+    uint64_t linear = cta->cta_linear;
+    id[0] = (uint32_t)(linear % n[0]);
+    id[1] = (uint32_t)(linear / n[0] % n[1]);
+    id[2] = (uint32_t)(linear / n[0] / n[1]);
+}
+
 /* Makes slot s the CTA `linear` of the launch. */
 static void cta_begin(worker *w, cta_slot *s, uint64_t linear)
 {
@@ -641,15 +650,47 @@ static void run_rows(worker *w, uint64_t begin, uint64_t end)
     for (uint64_t first = begin; first < end && !atomic_load(&w->lc->failed);) {
         uint64_t row_end = (first / g->nctaid[0] + 1) * g->nctaid[0];
         uint64_t last = row_end < end ? row_end : end;
+        if (last - first > PTXJIT_ROW_MAX)
+            last = first + PTXJIT_ROW_MAX;
         cta_begin(w, s, first);
-        uint32_t x0 = s->cta.ctaid[0];
         for (uint32_t warp = 0; warp < s->cta.nwarps; warp++) {
-            s->cta.ctaid[0] = x0; /* the call steps them through the row */
-            s->cta.cta_linear = first;
+            s->cta.cta_linear = first; /* the call steps it through the row */
             s->cta.row_ctas = (uint32_t)(last - first);
             s->serial++;
             w->lc->k->fn(&s->cta, PTXJIT_WARP_ROW | warp);
         }
+        first = last;
+    }
+}
+
+/* A resumable kernel's CTAs [begin, end) in order.  Once a CTA ran whole
+ * (uniform barriers: then every CTA does), one call runs the rest of its
+ * grid row (PTXJIT_WARP_CTA_LOOP | PTXJIT_WARP_ROW): the per-CTA call and
+ * the function's setup were a tenth of a tree reduction's CTA.  A CTA
+ * that did not run whole ends the call; it is an error of the code. */
+static void run_whole_rows(worker *w, uint64_t begin, uint64_t end)
+{
+    launch_ctx *lc = w->lc;
+    cta_slot *s = &w->slots[0];
+    uint64_t width = lc->launch.nctaid[0];
+    for (uint64_t first = begin; first < end && !atomic_load(&lc->failed);) {
+        if (!s->whole_code) {
+            run_cta(w, first++);
+            continue;
+        }
+        uint64_t row_end = (first / width + 1) * width, last = row_end < end ? row_end : end;
+        if (last - first > PTXJIT_ROW_MAX)
+            last = first + PTXJIT_ROW_MAX;
+        cta_begin(w, s, first);
+        w->cur = s;
+        w->stack_top = __builtin_frame_address(0);
+        s->cur_warp = 0;
+        s->cta.whole = 0;
+        s->cta.row_ctas = (uint32_t)(last - first);
+        lc->k->fn(&s->cta, PTXJIT_WARP_CTA_LOOP | PTXJIT_WARP_ROW);
+        if (!s->cta.whole)
+            rt_fault_raise(RT_ERR_FAULT, "internal error: code that runs CTAs whole stopped in one");
+        s->live_warps = 0;
         first = last;
     }
 }
@@ -689,8 +730,9 @@ static void record_failure(launch_ctx *lc, worker *w)
     pthread_mutex_lock(&lc->lock);
     if (!lc->status) {
         lc->status = (rt_status)w->fault.kind;
-        static const uint32_t none[3];
-        const uint32_t *id = w->cur ? w->cur->cta.ctaid : none;
+        uint32_t id[3] = {0, 0, 0};
+        if (w->cur)
+            rt_cta_index(&w->cur->cta, id);
         if (w->fault.kind == RT_ERR_FAULT && w->fault.sig)
             snprintf(lc->msg, sizeof lc->msg, "kernel '%s': %s at address 0x%lx in block (%u,%u,%u)",
                      lc->k->name, signal_name(w->fault.sig), (unsigned long)w->fault.addr, id[0],
@@ -723,6 +765,8 @@ static int run_chunk(void *ctx, unsigned wi, uint64_t begin, uint64_t end)
             run_resident(w, begin, end);
         else if (runs_rows(lc))
             run_rows(w, begin, end);
+        else if (lc->k->frame_size)
+            run_whole_rows(w, begin, end);
         else
             for (uint64_t i = begin; i < end && !atomic_load(&lc->failed); i++)
                 run_cta(w, i);

@@ -62,6 +62,10 @@ unsigned rt_device_workers(const rt_device *d);
 enum { RT_COOP_CTAS = 32, RT_COOP_THREADS = 2048 };
 uint64_t rt_cooperative_max(const rt_device *d, uint32_t threads);
 
+/* The index of the CTA running in cta, from its linear index (a row call,
+ * PTXJIT_WARP_ROW, keeps ctaid at the row's first CTA). */
+void rt_cta_index(const ptxjit_cta *cta, uint32_t id[3]);
+
 /* Runs the kernel to completion.  On failure writes a message naming the
  * kernel to msg. */
 rt_status rt_launch(rt_device *d, const rt_kernel *k, const rt_launch_cfg *cfg, char *msg,

@@ -64,12 +64,13 @@ void ptxjit_rt_assertfail(ptxjit_cta *cta, uint32_t thread, const char *msg, con
                           uint32_t line, const char *func)
 {
     const uint32_t *ntid = cta->launch->ntid;
-    uint32_t tx = thread % ntid[0], ty = thread / ntid[0] % ntid[1], tz = thread / ntid[0] / ntid[1];
+    uint32_t tx = thread % ntid[0], ty = thread / ntid[0] % ntid[1], tz = thread / ntid[0] / ntid[1], id[3];
+    rt_cta_index(cta, id);
     char text[1024];
     int n = snprintf(text, sizeof text,
                      "%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.\n",
-                     file ? file : "?", line, func ? func : "?", cta->ctaid[0], cta->ctaid[1],
-                     cta->ctaid[2], tx, ty, tz, msg ? msg : "?");
+                     file ? file : "?", line, func ? func : "?", id[0], id[1], id[2], tx, ty, tz,
+                     msg ? msg : "?");
     size_t len = n < 0 ? 0 : (size_t)n < sizeof text ? (size_t)n : sizeof text - 1;
     rt_shim_printf_record(cta, thread, text, len);
     text[len && text[len - 1] == '\n' ? len - 1 : len] = '\0';

@@ -98,11 +98,16 @@ typedef void (*ptxjit_warp_fn)(ptxjit_cta *cta, uint32_t warp);
  * CTAs either). */
 #define PTXJIT_WARP_CTA_LOOP 0x80000000u
 
-/* Or'ed into `warp` for a kernel that is not resumable: the call runs
- * that warp of ptxjit_cta.row_ctas CTAs, the CTA given and those after it
- * in its grid row, adding 1 to ctaid[0] and cta_linear between them (the
- * runtime's warps in rows, whose warps cannot see one another). */
+/* Or'ed into `warp`: the call runs ptxjit_cta.row_ctas CTAs (at most
+ * PTXJIT_ROW_MAX), the CTA given (ctaid, cta_linear) and those after it
+ * in its grid row, adding 1 to cta_linear between them (ctaid stays the
+ * first's).  A plain warp: that warp of each CTA (the runtime's warps in
+ * rows, for kernels whose warps cannot see one another).  With
+ * PTXJIT_WARP_CTA_LOOP: each CTA whole, in turn; the call returns early
+ * after a CTA that did not run whole (ptxjit_cta.whole 0), which
+ * cta_linear then names. */
 #define PTXJIT_WARP_ROW 0x40000000u
+#define PTXJIT_ROW_MAX (1u << 22)
 
 /* CTA barrier operations (the `op` of ptxjit_rt_bar).  A warp arrives as
  * a whole (the ISA counts barrier threads by warps); `value` is the warp's

@@ -62,6 +62,43 @@ static const char src[] =
     "  { .param .b64 a0; st.param.b64 [a0], %rd4; .param .b64 a1; st.param.b64 [a1], %rd2;\n"
     "    .param .b32 r; call.uni (r), vprintf, (a0, a1); }\n"
     "  ret;\n}\n"
+    /* xs(out): out[thread g] = %ctaid.x read in a .func, + 1000 %ctaid.y */
+    ".func (.reg .b32 x) get_x()\n{\n  mov.u32 x, %ctaid.x;\n  ret;\n}\n"
+    ".visible .entry xs(.param .u64 out)\n{\n"
+    "  .reg .b32 %r<20>; .reg .b64 %rd<8>;\n"
+    "  ld.param.u64 %rd1, [out]; mov.u32 %r1, %tid.x; mov.u32 %r2, %tid.y; mov.u32 %r3, %ntid.x;\n"
+    "  mov.u32 %r4, %ntid.y; mov.u32 %r5, %ctaid.y; mov.u32 %r6, %nctaid.x; mov.u32 %r7, %ctaid.x;\n"
+    "  mad.lo.s32 %r8, %r2, %r3, %r1; mul.lo.s32 %r9, %r3, %r4; mad.lo.s32 %r10, %r5, %r6, %r7;\n"
+    "  mad.lo.s32 %r11, %r10, %r9, %r8; call.uni (%r12), get_x, (); mad.lo.s32 %r13, %r5, 1000, %r12;\n"
+    "  mul.wide.u32 %rd2, %r11, 4; add.s64 %rd3, %rd1, %rd2; st.global.u32 [%rd3], %r13;\n"
+    "  ret;\n}\n"
+    /* bsum(out): a 64-thread CTA sums 1000 %ctaid.x + 7 %ctaid.y + thread
+     * (and %ctaid.x from a .func) through shared memory between barriers;
+     * thread 0 writes the sum to out[cta] */
+    ".visible .entry bsum(.param .u64 out)\n{\n"
+    "  .reg .pred %p<4>; .reg .b32 %r<30>; .reg .b64 %rd<8>; .shared .align 4 .b32 s[64];\n"
+    "  ld.param.u64 %rd1, [out]; mov.u32 %r1, %tid.x; mov.u32 %r2, %tid.y; mov.u32 %r3, %ntid.x;\n"
+    "  mad.lo.s32 %r4, %r2, %r3, %r1; mov.u32 %r5, %ctaid.x; mov.u32 %r6, %ctaid.y; mov.u32 %r7, %nctaid.x;\n"
+    "  call.uni (%r20), get_x, (); add.s32 %r5, %r5, %r20;\n"
+    "  mul.lo.s32 %r8, %r5, 500; mad.lo.s32 %r8, %r6, 7, %r8; add.s32 %r8, %r8, %r4;\n"
+    "  mov.u32 %r9, s; shl.b32 %r10, %r4, 2; add.s32 %r11, %r9, %r10; st.shared.u32 [%r11], %r8;\n"
+    "  bar.sync 0;\n"
+    "  setp.ne.s32 %p1, %r4, 0; @%p1 bra bsum_done;\n"
+    "  mov.u32 %r12, 0; mov.u32 %r13, 0;\n"
+    "bsum_loop:\n"
+    "  shl.b32 %r14, %r13, 2; add.s32 %r15, %r9, %r14; ld.shared.u32 %r16, [%r15]; add.s32 %r12, %r12, %r16;\n"
+    "  add.s32 %r13, %r13, 1; setp.lt.u32 %p2, %r13, 64; @%p2 bra bsum_loop;\n"
+    "  mad.lo.s32 %r17, %r6, %r7, %r5; sub.s32 %r17, %r17, %r20; mul.wide.u32 %rd2, %r17, 4;\n"
+    "  add.s64 %rd3, %rd1, %rd2; st.global.u32 [%rd3], %r12;\n"
+    "bsum_done:\n  bar.sync 0;\n  ret;\n}\n"
+    /* btrap: a 64-thread CTA with a barrier; thread 5 of CTA (5,2) traps (the last of a row call) */
+    ".visible .entry btrap()\n{\n"
+    "  .reg .pred %p<4>; .reg .b32 %r<8>; .shared .align 4 .b32 t[64];\n"
+    "  mov.u32 %r1, %tid.x; mov.u32 %r2, %ctaid.x; mov.u32 %r3, %ctaid.y; mov.u32 %r4, t;\n"
+    "  shl.b32 %r5, %r1, 2; add.s32 %r6, %r4, %r5; st.shared.u32 [%r6], %r1; bar.sync 0;\n"
+    "  setp.eq.s32 %p1, %r1, 5; setp.eq.s32 %p2, %r2, 5; setp.eq.s32 %p3, %r3, 2;\n"
+    "  and.pred %p1, %p1, %p2; and.pred %p1, %p1, %p3; @%p1 trap;\n"
+    "  bar.sync 0;\n  ret;\n}\n"
     /* thread (3,2) of CTA (2,1) stores through a null pointer */
     ".visible .entry crash(.param .u64 p)\n{\n"
     "  .reg .pred %p<6>; .reg .b32 %r<8>; .reg .b64 %rd<4>;\n"
@@ -241,14 +278,85 @@ static void test_fault_names_its_cta(void **state)
     ptxjit_destroy(c);
 }
 
+/* %ctaid.x read in a .func, in row order (run_rows passes the CTA's place
+ * in the row to the code, and the code on to its calls). */
+static void test_ctaid_in_func(void **state)
+{
+    (void)state;
+    ptxjit_ctx *c = context(1, true);
+    ptxjit_module *m = load(c);
+    static const shape fn_shapes[] = {{{7, 8, 1}, {16, 16, 1}}, {{3, 2, 1}, {8, 8, 1}}, {{300, 1, 1}, {16, 4, 1}}};
+    for (size_t i = 0; i < sizeof fn_shapes / sizeof *fn_shapes; i++) {
+        const shape *sh = &fn_shapes[i];
+        uint32_t threads = sh->block[0] * sh->block[1], n = sh->grid[0] * sh->grid[1] * threads;
+        uint32_t *out = calloc(n, 4);
+        assert_non_null(out);
+        struct { uint32_t *out; } p = {out};
+        ptxjit_launch_cfg cfg = {{sh->grid[0], sh->grid[1], 1}, {sh->block[0], sh->block[1], 1}, 0, &p, NULL};
+        char err[512];
+        if (ptxjit_launch(c, ptxjit_kernel_get(m, "xs"), &cfg, err, sizeof err) != PTXJIT_OK)
+            fail_msg("xs: %s", err);
+        for (uint32_t g = 0; g < n; g++) {
+            uint32_t cta = g / threads, want = cta % sh->grid[0] + 1000 * (cta / sh->grid[0]);
+            if (out[g] != want)
+                fail_msg("xs grid (%u,%u): thread %u got %u, want %u", sh->grid[0], sh->grid[1], g, out[g], want);
+        }
+        free(out);
+    }
+    ptxjit_module_unload(m);
+    ptxjit_destroy(c);
+}
+
+/* A kernel with barriers whose CTAs run whole: one call runs the rest of
+ * a grid row of CTAs after the first (run_whole_rows); sums through
+ * shared memory, %ctaid.x also from a .func, one and two workers, 1D and
+ * 2D grids; a trap names its CTA. */
+static void test_whole_rows(void **state)
+{
+    (void)state;
+    static const uint32_t grids[][2] = {{9, 8}, {1, 5}, {200, 1}, {33, 3}};
+    for (unsigned workers = 1; workers <= 2; workers++) {
+        ptxjit_ctx *c = context(workers, true);
+        ptxjit_module *m = load(c);
+        for (size_t i = 0; i < sizeof grids / sizeof *grids; i++) {
+            uint32_t gx = grids[i][0], gy = grids[i][1], *out = calloc(gx * gy, 4);
+            assert_non_null(out);
+            struct { uint32_t *out; } p = {out};
+            ptxjit_launch_cfg cfg = {{gx, gy, 1}, {16, 4, 1}, 0, &p, NULL};
+            char err[512];
+            if (ptxjit_launch(c, ptxjit_kernel_get(m, "bsum"), &cfg, err, sizeof err) != PTXJIT_OK)
+                fail_msg("bsum: %s", err);
+            for (uint32_t cta = 0; cta < gx * gy; cta++) {
+                uint32_t x = cta % gx, y = cta / gx, want = 0;
+                for (uint32_t t = 0; t < 64; t++)
+                    want += 2 * x * 500 + 7 * y + t;
+                if (out[cta] != want)
+                    fail_msg("bsum grid (%u,%u), %u workers: CTA (%u,%u) = %u, want %u", gx, gy, workers, x, y,
+                             out[cta], want);
+            }
+            free(out);
+        }
+        ptxjit_launch_cfg cfg = {{6, 4, 1}, {64, 1, 1}, 0, NULL, NULL};
+        char err[512];
+        assert_int_equal(ptxjit_launch(c, ptxjit_kernel_get(m, "btrap"), &cfg, err, sizeof err), PTXJIT_ERR_TRAP);
+        if (!strstr(err, "block (5,2,0)"))
+            fail_msg("trap message names another block: %s", err);
+        ptxjit_module_unload(m);
+        ptxjit_destroy(c);
+    }
+}
+
 int main(void)
 {
+    setenv("PTXJIT_SPECIALIZE", "always", 1); /* block shapes known: barriers uniform, CTAs whole */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_one_worker),
         cmocka_unit_test(test_two_workers),
         cmocka_unit_test(test_interleave_off),
         cmocka_unit_test(test_printf_order),
         cmocka_unit_test(test_fault_names_its_cta),
+        cmocka_unit_test(test_ctaid_in_func),
+        cmocka_unit_test(test_whole_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
