@@ -652,12 +652,12 @@ static void lower_prologue(fn *F)
     lw *L = F->L;
     LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "entry");
     LLVMPositionBuilderAtEnd(L->b, entry);
-    F->alloca_ip = LLVMBuildAlloca(L->b, L->i8, "ip"); /* allocas go before this marker */
     F->cta = LLVMGetParam(F->fn, 0);
+    if (!F->resumable) /* before the marker: local_top's call reads it there */
+        F->warp = row_arg_split(F, LLVMGetParam(F->fn, 1));
+    F->alloca_ip = LLVMBuildAlloca(L->b, L->i8, "ip"); /* allocas go before this marker */
     if (F->resumable)
         resume_loop_begin(F); /* the rest of the prologue is per warp */
-    else
-        F->warp = row_arg_split(F, LLVMGetParam(F->fn, 1));
     LLVMValueRef lanes[W];
     for (uint32_t i = 0; i < W; i++)
         lanes[i] = const_i32(L, i);
