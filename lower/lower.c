@@ -653,11 +653,13 @@ static void lower_prologue(fn *F)
     LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "entry");
     LLVMPositionBuilderAtEnd(L->b, entry);
     F->cta = LLVMGetParam(F->fn, 0);
-    if (!F->resumable) /* before the marker: local_top's call reads it there */
-        F->warp = row_arg_split(F, LLVMGetParam(F->fn, 1));
+    /* before the marker: local_top's call reads the warp there */
+    LLVMValueRef arg = row_arg_split(F, LLVMGetParam(F->fn, 1));
     F->alloca_ip = LLVMBuildAlloca(L->b, L->i8, "ip"); /* allocas go before this marker */
     if (F->resumable)
-        resume_loop_begin(F); /* the rest of the prologue is per warp */
+        resume_loop_begin(F, arg); /* the rest of the prologue is per warp */
+    else
+        F->warp = arg;
     LLVMValueRef lanes[W];
     for (uint32_t i = 0; i < W; i++)
         lanes[i] = const_i32(L, i);
@@ -938,9 +940,8 @@ uint32_t lower_module(const ptx_module *m, LLVMContextRef ctx, LLVMTargetMachine
         if (m->items[i].kind != PTX_ITEM_FUNC || !f->has_body || !wanted(&L, &need, f))
             continue;
         uint32_t frame_size = lower_function(&L, f);
-        if (f->is_entry)
-            wrap_row_loop(&L, f, ptrmap_get(&L.funcs, f), frame_size != 0);
         if (f->is_entry) {
+            wrap_row_loop(&L, f, ptrmap_get(&L.funcs, f), frame_size != 0);
             lower_kernel *k = &out->kernels[out->nkernels++];
             k->func = f;
             k->frame_size = frame_size;

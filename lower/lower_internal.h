@@ -481,7 +481,7 @@ LLVMValueRef barrier_arrivals(fn *F, LLVMValueRef mask, LLVMValueRef *sib);
 
 /* lower_resume.c: CTA barriers by returning to the runtime */
 bool kernel_resumes(lw *L, const ptx_func *f);
-void resume_loop_begin(fn *F);
+void resume_loop_begin(fn *F, LLVMValueRef arg); /* arg: the warp argument, row_arg_split */
 void resume_begin(fn *F);
 void resume_entry_branch(fn *F, LLVMBasicBlockRef start);
 void resume_exit(fn *F);

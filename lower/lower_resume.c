@@ -136,10 +136,9 @@ static LLVMValueRef all_warps(fn *F)
  * picks the first warp; the per-warp prologue follows at warp.top.  Its
  * state lives in allocas, which become SSA values.  A sweep's warps still
  * to run are a set (todo): the step pops its lowest. */
-void resume_loop_begin(fn *F)
+void resume_loop_begin(fn *F, LLVMValueRef arg)
 {
     lw *L = F->L;
-    LLVMValueRef arg = row_arg_split(F, LLVMGetParam(F->fn, 1));
     F->cta_loop = LLVMBuildICmp(L->b, LLVMIntEQ, arg, const_i32(L, PTXJIT_WARP_CTA_LOOP), "cta.loop");
     F->loop_warp = entry_alloca(F, L->i32, "loop.warp");
     LLVMBuildStore(L->b, LLVMBuildSelect(L->b, F->cta_loop, const_i32(L, 0), arg, ""), F->loop_warp);

@@ -32,13 +32,11 @@ LLVMValueRef row_arg_split(fn *F, LLVMValueRef arg)
     return LLVMBuildAnd(L->b, arg, LLVMBuildNot(L->b, mask, ""), "");
 }
 
-/* Adds 1 to the 32-bit or 64-bit field of the CTA object at offset. */
-static void step_field(lw *L, LLVMValueRef cta, uint32_t offset, LLVMTypeRef t)
+/* The CTA object's field at offset (a pointer). */
+static LLVMValueRef cta_field(lw *L, LLVMValueRef cta, uint32_t offset)
 {
     LLVMValueRef idx = const_i64(L, offset);
-    LLVMValueRef p = LLVMBuildGEP2(L->b, L->i8, cta, &idx, 1, "");
-    LLVMValueRef v = LLVMBuildLoad2(L->b, t, p, "");
-    LLVMBuildStore(L->b, LLVMBuildAdd(L->b, v, LLVMConstInt(t, 1, false), ""), p);
+    return LLVMBuildGEP2(L->b, L->i8, cta, &idx, 1, "");
 }
 
 /* Whether f's body branches back: a loop, which makes a CTA long. */
@@ -90,27 +88,26 @@ void wrap_row_loop(lw *L, const ptx_func *kernel, LLVMValueRef entry, bool resum
     LLVMValueRef row = LLVMBuildICmp(b, LLVMIntNE, LLVMBuildAnd(b, arg, const_i32(L, PTXJIT_WARP_ROW), ""),
                                      const_i32(L, 0), "");
     LLVMValueRef warp = LLVMBuildAnd(b, arg, const_i32(L, ~PTXJIT_WARP_ROW), "");
-    LLVMValueRef idx = const_i64(L, PTXJIT_CTA_ROW_CTAS);
-    LLVMValueRef count = LLVMBuildLoad2(b, L->i32, LLVMBuildGEP2(b, L->i8, cta, &idx, 1, ""), "row.ctas");
+    LLVMValueRef count = LLVMBuildLoad2(b, L->i32, cta_field(L, cta, PTXJIT_CTA_ROW_CTAS), "row.ctas");
     LLVMValueRef n = LLVMBuildSelect(b, row, count, const_i32(L, 1), "");
     LLVMBuildBr(b, loop);
 
     LLVMPositionBuilderAtEnd(b, loop);
     LLVMValueRef i = LLVMBuildPhi(b, L->i32, "row.i");
     LLVMValueRef args[2] = {cta, LLVMBuildOr(b, warp, LLVMBuildShl(b, i, const_i32(L, ROW_SHIFT), ""), "")};
-    LLVMValueRef whole_idx = const_i64(L, PTXJIT_CTA_WHOLE);
-    LLVMValueRef whole = LLVMBuildGEP2(b, L->i8, cta, &whole_idx, 1, "");
     LLVMBuildCall2(b, ft, entry, args, 2, "");
     LLVMValueRef i1 = LLVMBuildNUWAdd(b, i, const_i32(L, 1), "");
     LLVMValueRef more = LLVMBuildICmp(b, LLVMIntULT, i1, n, "");
-    if (resumable) /* a CTA that did not run whole stops the row: the runtime goes on from it */
+    LLVMValueRef whole = resumable ? cta_field(L, cta, PTXJIT_CTA_WHOLE) : NULL;
+    if (whole) /* a CTA that did not run whole stops the row: the runtime goes on from it */
         more = LLVMBuildAnd(b, more, LLVMBuildICmp(b, LLVMIntNE, LLVMBuildLoad2(b, L->i32, whole, ""),
                                                    const_i32(L, 0), ""), "");
     LLVMBuildCondBr(b, more, next, done);
 
     LLVMPositionBuilderAtEnd(b, next);
-    step_field(L, cta, PTXJIT_CTA_LINEAR, L->i64);
-    if (resumable)
+    LLVMValueRef linear = cta_field(L, cta, PTXJIT_CTA_LINEAR);
+    LLVMBuildStore(b, LLVMBuildAdd(b, LLVMBuildLoad2(b, L->i64, linear, ""), const_i64(L, 1), ""), linear);
+    if (whole)
         LLVMBuildStore(b, const_i32(L, 0), whole);
     LLVMBuildBr(b, loop);
     LLVMValueRef in_v[2] = {const_i32(L, 0), i1};

@@ -488,6 +488,11 @@ void rt_cta_index(const ptxjit_cta *cta, uint32_t id[3])
 {
     const uint32_t *n = cta->launch->nctaid;
     uint64_t linear = cta->cta_linear;
+    if (n[1] == 1 && n[2] == 1) { /* 1D grids: no 64-bit divisions */
+        id[0] = (uint32_t)linear;
+        id[1] = id[2] = 0;
+        return;
+    }
     id[0] = (uint32_t)(linear % n[0]);
     id[1] = (uint32_t)(linear / n[0] % n[1]);
     id[2] = (uint32_t)(linear / n[0] / n[1]);
@@ -505,14 +510,7 @@ static void cta_begin(worker *w, cta_slot *s, uint64_t linear)
     s->cta.frames = s->frames;
     s->cta.nwarps = lc->nwarps;
     s->cta.cta_linear = linear;
-    if (L->nctaid[1] == 1 && L->nctaid[2] == 1) { /* 1D grids: no 64-bit divisions */
-        s->cta.ctaid[0] = (uint32_t)linear;
-        s->cta.ctaid[1] = s->cta.ctaid[2] = 0;
-    } else {
-        s->cta.ctaid[0] = (uint32_t)(linear % L->nctaid[0]);
-        s->cta.ctaid[1] = (uint32_t)(linear / L->nctaid[0] % L->nctaid[1]);
-        s->cta.ctaid[2] = (uint32_t)(linear / L->nctaid[0] / L->nctaid[1]);
-    }
+    rt_cta_index(&s->cta, s->cta.ctaid);
     s->serial++; /* printf_seq is reset at the CTA's first printf, if any */
     /* Only arrivals change barrier state (resumable kernels whose code
      * completes its barriers never arrive here).  The reset was 8% of a
@@ -627,6 +625,15 @@ static void run_cta(worker *w, uint64_t linear)
  * walks each row from end to end instead (the 5-point stencil -15% on one
  * core).  1D blocks keep CTA order: their warps already follow one row. */
 
+/* The end of the row call starting at CTA `first` of [first, end): the
+ * end of its grid row or of the chunk, at most PTXJIT_ROW_MAX CTAs. */
+static uint64_t row_call_end(const launch_ctx *lc, uint64_t first, uint64_t end)
+{
+    uint64_t width = lc->launch.nctaid[0], row_end = (first / width + 1) * width;
+    uint64_t last = row_end < end ? row_end : end;
+    return last - first > PTXJIT_ROW_MAX ? first + PTXJIT_ROW_MAX : last;
+}
+
 /* Whether the launch's warps run row-wise (run_rows). */
 static bool runs_rows(const launch_ctx *lc)
 {
@@ -643,15 +650,11 @@ static bool runs_rows(const launch_ctx *lc)
  * sequence number). */
 static void run_rows(worker *w, uint64_t begin, uint64_t end)
 {
-    const ptxjit_grid *g = &w->lc->launch;
     cta_slot *s = &w->slots[0];
     w->cur = s;
     w->stack_top = __builtin_frame_address(0);
     for (uint64_t first = begin; first < end && !atomic_load(&w->lc->failed);) {
-        uint64_t row_end = (first / g->nctaid[0] + 1) * g->nctaid[0];
-        uint64_t last = row_end < end ? row_end : end;
-        if (last - first > PTXJIT_ROW_MAX)
-            last = first + PTXJIT_ROW_MAX;
+        uint64_t last = row_call_end(w->lc, first, end);
         cta_begin(w, s, first);
         for (uint32_t warp = 0; warp < s->cta.nwarps; warp++) {
             s->cta.cta_linear = first; /* the call steps it through the row */
@@ -672,15 +675,12 @@ static void run_whole_rows(worker *w, uint64_t begin, uint64_t end)
 {
     launch_ctx *lc = w->lc;
     cta_slot *s = &w->slots[0];
-    uint64_t width = lc->launch.nctaid[0];
     for (uint64_t first = begin; first < end && !atomic_load(&lc->failed);) {
         if (!s->whole_code) {
             run_cta(w, first++);
             continue;
         }
-        uint64_t row_end = (first / width + 1) * width, last = row_end < end ? row_end : end;
-        if (last - first > PTXJIT_ROW_MAX)
-            last = first + PTXJIT_ROW_MAX;
+        uint64_t last = row_call_end(lc, first, end);
         cta_begin(w, s, first);
         w->cur = s;
         w->stack_top = __builtin_frame_address(0);
