@@ -115,6 +115,7 @@ typedef struct fn {
     LLVMBasicBlockRef *uniform_check; /* uniform barriers: each converged wait's CTA-loop step */
     uint32_t *pair_after;        /* uniform barriers: the barrier a resume point's region pairs to (lower_resume.c) */
     uint32_t entry_group;        /* uniform barriers: the barrier the first block's region pairs to, or UINT32_MAX */
+    ptrmap warp_values;          /* resumable: registers computed from the warp index (uniform in a warp only) */
     LLVMValueRef entry_grouped;  /* uniform barriers: alloca, i1: the CTA's fresh warps went to entry_group */
     const ptx_instr **waits;     /* resumable: the barrier of each resume point */
     uint32_t *wait_next;         /* resumable: the block each resume point continues at */

@@ -836,7 +836,11 @@ typedef struct group_region {
         uint32_t x_first, x_end, y_first, y_end;
         const ptx_instr *split; /* x's branch over y, or NULL */
         const ptx_instr *skip;  /* x's warp-uniform branch to the exit, or NULL */
+        const ptx_instr *leave; /* x's CTA-uniform branch out of the region, or NULL */
+        uint32_t leave_to;      /* the block it leaves to */
+        bool leave_taken;       /* it leaves when taken (else by falling through) */
     } seg[GROUP_SEGMENTS];
+    bool back; /* the chain jumps back (a loop that goes on: its exit leaves) */
 } group_region;
 
 /* Adds the instructions of statements [first, end) to *size; false if one
@@ -877,56 +881,107 @@ static bool skips_to_exit(fn *F, const ptx_instr *in)
     return i < F->f->nbody && ends_in_exit(&F->f->body[i]);
 }
 
-/* Whether the region from block x to barrier k (k >= nwaits: to the
- * kernel's exit, the last block's ret or exit left out) is such a region
- * (*g: its statements). */
-static bool group_region_at(fn *F, uint32_t x, uint32_t k, group_region *g)
+/* A guarded branch whose guard the whole CTA shares (uniform barriers:
+ * a uniform guard not computed from the warp index): SGEMM's tile loop
+ * test, whose other way leaves the region to the kernel's exit. */
+static bool reads_any(const ptrmap *t, const ptx_operand *o);
+
+static bool cta_uniform_branch(fn *F, const ptx_instr *in)
 {
-    uint32_t size = 0;
+    return in->op == PTX_OP_BRA && in->has_guard && opd_is_uniform(F, &in->guard) &&
+           !reads_any(&F->warp_values, &in->guard);
+}
+
+/* The chain of a group region from block x (segment g->n on) to barrier k
+ * (k >= nwaits: to the kernel's exit, the last block's ret or exit left
+ * out), its instructions counted in *size.  At a CTA-uniform branch the
+ * chain goes on along the way that reaches k (the branch target first);
+ * the other way leaves the region (run_group: the group's first warp goes
+ * there alone, and every warp after it, as the CTA's warps all do). */
+static bool group_chain(fn *F, uint32_t x, uint32_t k, group_region *g, uint32_t *size)
+{
     bool to_exit = k >= F->nwaits;
-    if (F->carry)
-        return false;
-    for (g->n = 0; to_exit || x != F->wait_block[k]; g->n++) {
+    for (; to_exit || x != F->wait_block[k]; g->n++) {
         if (g->n == GROUP_SEGMENTS || x >= F->nblocks || F->park_block[x])
             return false;
-        uint32_t first, end, last;
+        uint32_t first, end, last, n = g->n;
         block_range(F, x, &first, &end);
         for (last = end; last > first && F->f->body[last - 1].kind != PTX_STMT_INSTR;)
             last--;
-        g->seg[g->n].x_first = first;
-        g->seg[g->n].x_end = end;
-        g->seg[g->n].y_first = g->seg[g->n].y_end = 0;
-        g->seg[g->n].split = g->seg[g->n].skip = NULL;
+        g->seg[n].x_first = first;
+        g->seg[n].x_end = end;
+        g->seg[n].y_first = g->seg[n].y_end = 0;
+        g->seg[n].split = g->seg[n].skip = g->seg[n].leave = NULL;
         const ptx_stmt *term = last > first ? &F->f->body[last - 1] : NULL;
         if (to_exit && ends_in_exit(term)) {
-            g->seg[g->n].x_end = last - 1;
+            g->seg[n].x_end = last - 1;
             g->n++;
-            return plain_range(F, first, last - 1, &size, true) && size <= PAIR_MAX;
+            return plain_range(F, first, last - 1, size, true);
         }
         if (to_exit && term && skips_to_exit(F, term->instr)) {
-            g->seg[g->n].skip = term->instr;
-            g->seg[g->n].x_end = last - 1;
+            g->seg[n].skip = term->instr;
+            g->seg[n].x_end = last - 1;
             x = F->next_block[x];
         } else if (term && is_terminator(term)) {
             const ptx_instr *in = term->instr;
-            if (in->op != PTX_OP_BRA || !in->has_guard || !F->if_join || !branch_skips_if_body(F, last - 1))
+            g->seg[n].x_end = last - 1;
+            if (in->op == PTX_OP_BRA && in->has_guard && F->if_join && branch_skips_if_body(F, last - 1)) {
+                uint32_t y = F->next_block[x], join = F->block_of_stmt[in->opds[0].label];
+                if (F->next_block[y] != join || F->park_block[y] || F->sync_block[y])
+                    return false;
+                block_range(F, y, &g->seg[n].y_first, &g->seg[n].y_end);
+                if (!plain_range(F, g->seg[n].y_first, g->seg[n].y_end, size, false))
+                    return false;
+                g->seg[n].split = in;
+                x = join;
+            } else if (in->op == PTX_OP_BRA && !in->has_guard && !to_exit) { /* a jump */
+                uint32_t t = F->block_of_stmt[in->opds[0].label];
+                g->back |= (uint32_t)in->opds[0].label < first;
+                if (!plain_range(F, first, last - 1, size, true))
+                    return false;
+                g->n++;
+                return group_chain(F, t, k, g, size);
+            } else if (!to_exit && cta_uniform_branch(F, in)) {
+                uint32_t t = F->block_of_stmt[in->opds[0].label], nx = F->next_block[x];
+                if (!plain_range(F, first, last - 1, size, true) || nx >= F->nblocks)
+                    return false;
+                group_region tried = *g;
+                g->seg[n].leave = in;
+                g->seg[n].leave_to = nx;
+                g->seg[n].leave_taken = false;
+                g->n++;
+                g->back |= (uint32_t)in->opds[0].label < first;
+                uint32_t along = *size;
+                if (group_chain(F, t, k, g, &along)) {
+                    *size = along;
+                    return true;
+                }
+                *g = tried;
+                g->seg[n].leave = in;
+                g->seg[n].leave_to = t;
+                g->seg[n].leave_taken = true;
+                g->n++;
+                return group_chain(F, nx, k, g, size);
+            } else {
                 return false;
-            uint32_t y = F->next_block[x], join = F->block_of_stmt[in->opds[0].label];
-            if (F->next_block[y] != join || F->park_block[y] || F->sync_block[y])
-                return false;
-            block_range(F, y, &g->seg[g->n].y_first, &g->seg[g->n].y_end);
-            if (!plain_range(F, g->seg[g->n].y_first, g->seg[g->n].y_end, &size, false))
-                return false;
-            g->seg[g->n].split = in;
-            g->seg[g->n].x_end = last - 1;
-            x = join;
+            }
         } else {
             x = F->next_block[x];
         }
-        if (!plain_range(F, g->seg[g->n].x_first, g->seg[g->n].x_end, &size, true)) /* all 32 lanes here */
+        if (!plain_range(F, g->seg[n].x_first, g->seg[n].x_end, size, true)) /* all 32 lanes here */
             return false;
     }
-    return g->n && size && size <= PAIR_MAX;
+    return true;
+}
+
+/* Whether the region from block x to barrier k (k >= nwaits: to the
+ * kernel's exit) is such a region (*g: its statements). */
+static bool group_region_at(fn *F, uint32_t x, uint32_t k, group_region *g)
+{
+    uint32_t size = 0;
+    g->n = 0;
+    g->back = false;
+    return !F->carry && group_chain(F, x, k, g, &size) && g->n && size && size <= PAIR_MAX;
 }
 
 /* Whether statements [first, end) only compute registers that are dead
@@ -953,7 +1008,7 @@ static bool warp_acts(fn *F, const group_region *g, const bool *lasting, uint32_
 {
     for (uint32_t sg = 0; sg < g->n; sg++) {
         bool v;
-        if (lasting[sg])
+        if (lasting[sg] || g->seg[sg].leave) /* a warp that may leave acts */
             return true;
         if (g->seg[sg].split && !(warp_guard_known(F, &g->seg[sg].split->guard, w, &v) && v))
             return true;
@@ -989,10 +1044,19 @@ static LLVMValueRef region_warps(fn *F, uint32_t x, uint32_t k)
     return const_i32(F->L, acts);
 }
 
-static bool pair_pays(fn *F, uint32_t j, uint32_t k)
+/* Whether the group region from resume point j to barrier k pays: it is
+ * one, and (any: false) a branch out of it is a loop's exit, not the loop
+ * going on (from a tile loop's last barrier the region to the loop's exit
+ * is one too, and would pair only in the loop's last round). */
+static bool pair_pays(fn *F, uint32_t j, uint32_t k, bool any)
 {
     group_region g;
-    return group_region_at(F, F->wait_next[j], k, &g);
+    if (!group_region_at(F, F->wait_next[j], k, &g))
+        return false;
+    bool leaves = false;
+    for (uint32_t sg = 0; sg < g.n; sg++)
+        leaves |= g.seg[sg].leave != NULL;
+    return any || !leaves || g.back;
 }
 
 /* The barrier whose region starts at the kernel's first block, when a
@@ -1056,6 +1120,37 @@ static void lower_if_body(fn *F, uint32_t y_first, uint32_t y_end, const ptx_ins
     LLVMPositionBuilderAtEnd(L->b, join);
 }
 
+/* Where group region g's segment sg branches out of the region for the
+ * group's warp number `which`: the first warp leaves alone, the group's
+ * other warps back in the sweep (todo, w0: the first), on into the block
+ * it leaves to with all its lanes, as its converged restore would enter
+ * the block after a barrier.  The others follow it, as their guard is the
+ * CTA's: where one did not, the analysis was wrong, and the code stops
+ * (warps_apart). */
+static void leave_group(fn *F, const group_region *g, uint32_t sg, uint32_t which, LLVMValueRef todo,
+                        LLVMValueRef w0)
+{
+    lw *L = F->L;
+    LLVMBuilderRef b = L->b;
+    const ptx_instr *in = g->seg[sg].leave;
+    LLVMValueRef all = LLVMConstAllOnes(vec_of(L->i1));
+    F->mask = all;
+    LLVMValueRef hit = mask_bits(F, guard_mask(F, in));
+    LLVMValueRef out = LLVMBuildICmp(b, g->seg[sg].leave_taken ? LLVMIntNE : LLVMIntEQ, hit, const_i32(L, 0), "leaves");
+    LLVMBasicBlockRef away = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "group.leave");
+    LLVMBasicBlockRef stay = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "group.stay");
+    weighted_branch(L, out, away, stay, BRANCH_RARE, BRANCH_USUAL);
+    LLVMPositionBuilderAtEnd(b, away);
+    if (which) {
+        warps_apart(F, in->loc.line);
+    } else {
+        LLVMValueRef bit = LLVMBuildShl(b, const_i32(L, 1), w0, "");
+        LLVMBuildStore(b, LLVMBuildAnd(b, todo, LLVMBuildNot(b, bit, ""), ""), F->todo);
+        enter_after_wait(F, all, g->seg[sg].leave_to);
+    }
+    LLVMPositionBuilderAtEnd(b, stay);
+}
+
 /* The group region from block blk to barrier k (k >= nwaits: to the
  * exit, and nothing to save) for the sweep's next `count` warps (todo:
  * that many or more, contiguous, as a uniform sweep pops them; fresh:
@@ -1092,6 +1187,8 @@ static void run_group(fn *F, uint32_t blk, uint32_t k, const saved_reg *r, uint3
             lower_stmts(F, reg.seg[sg].x_first, reg.seg[sg].x_end, LLVMConstAllOnes(vec_of(L->i1)));
             if (reg.seg[sg].split)
                 lower_if_body(F, reg.seg[sg].y_first, reg.seg[sg].y_end, reg.seg[sg].split);
+            if (reg.seg[sg].leave)
+                leave_group(F, &reg, sg, g, todo, w[0]);
             if (reg.seg[sg].skip) { /* the whole warp exits here, or none of it */
                 LLVMBasicBlockRef on = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "group.on");
                 LLVMValueRef leave = mask_bits(F, guard_mask(F, reg.seg[sg].skip));
@@ -1190,6 +1287,24 @@ static void uniform_step(fn *F, uint32_t k, uint32_t from, LLVMBasicBlockRef res
     bool entry = F->entry_group == k;
     if ((from < F->nwaits && F->pair_after[from] == k) || entry) {
         run_groups(F, entry ? 0 : F->wait_next[from], k, r, n, todo, check, entry);
+    } else if (from >= F->nwaits) {
+        /* several regions reach k (SGEMM's first tile and the tile loop's
+         * back edge): the sweep's start picks the one that pairs */
+        for (uint32_t j = 0; j < F->nwaits; j++) {
+            if (F->pair_after[j] != k)
+                continue;
+            LLVMBasicBlockRef group = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "uniform.region");
+            LLVMBasicBlockRef other = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "uniform.other");
+            LLVMBasicBlockRef single = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "uniform.single");
+            LLVMValueRef started = LLVMBuildLoad2(b, L->i32, F->sweep_from, "");
+            LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, started, const_i32(L, j + 1), ""), group, other);
+            LLVMPositionBuilderAtEnd(b, group);
+            run_groups(F, F->wait_next[j], k, r, n, todo, check, false);
+            LLVMBuildBr(b, single);
+            LLVMPositionBuilderAtEnd(b, other);
+            LLVMBuildBr(b, single);
+            LLVMPositionBuilderAtEnd(b, single);
+        }
     }
     pop_warp(F, todo);
     LLVMBuildBr(b, from < F->nwaits ? restore_from : F->warp_top);
@@ -1493,6 +1608,7 @@ uint32_t resume_finish(fn *F)
     saved_reg *regs;
     uint32_t nregs, size = layout_registers(F, &regs, &nregs);
     bool full = lanes_full_at_barriers(F), uniform = barriers_uniform(F, full);
+    warp_index_values(F, &F->warp_values);
     /* The runtime calls single warps only after the CTA loop returned with
      * warps waiting, which uniform barriers never do: the function is the
      * CTA loop, and no path for single warps is emitted. */
@@ -1533,9 +1649,11 @@ uint32_t resume_finish(fn *F)
         if (uniform && F->wait_save[k])
             F->uniform_check[k] = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "uniform.check");
     }
-    for (uint32_t k = 0; uniform && k < F->nwaits; k++)
-        if (F->wait_save[k] && from[k] < F->nwaits && pair_pays(F, from[k], k))
-            F->pair_after[from[k]] = k;
+    for (uint32_t j = 0; uniform && j < F->nwaits; j++)
+        for (int any = 0; any < 2 && F->pair_after[j] == UINT32_MAX; any++)
+            for (uint32_t k = 0; F->wait_save[j] && k < F->nwaits; k++)
+                if (F->wait_save[k] && pair_pays(F, j, k, any))
+                    F->pair_after[j] = k;
     F->entry_group = uniform ? entry_group_barrier(F) : UINT32_MAX;
     emit_fresh_start(F, fresh);
     for (uint32_t k = 0; k < F->nwaits; k++)
@@ -1558,6 +1676,7 @@ uint32_t resume_finish(fn *F)
     free(from);
     free(F->uniform_check);
     free(F->pair_after);
+    ptrmap_free(&F->warp_values);
     LLVMPositionBuilderAtEnd(L->b, generic);
     move_state(F, false);
     move_registers(F, regs, nregs, false, UINT32_MAX);

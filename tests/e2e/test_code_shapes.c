@@ -672,6 +672,33 @@ static const char uniform_src[] = HEADER
     "DONE:\n"
     "  mul.wide.u32 %rd2, %r1, 4; add.s64 %rd3, %rd1, %rd2; st.global.u32 [%rd3], %r10;\n"
     "  ret;\n}\n"
+    /* a tile loop as SGEMM's: per round s[t] = 3t + i, then acc += s[(t +
+     * 1) % n]; the region after the round's second barrier tests the loop
+     * (CTA-uniform) and stores the next round's tile, two warps at a time,
+     * or leaves for a second phase with its own barrier: s[t] = acc, then
+     * out[t] = acc + 1000 s[(t + 7) % n].  The loop test leaves by falling
+     * through (LEAVE_FALL) or by its branch (LEAVE_TAKEN). */
+#define LEAVE_FALL(L) "  setp.lt.u32 %p2, %r11, %r3; @%p2 bra " L "_ROUND;\n"
+#define LEAVE_TAKEN(L) "  setp.ge.u32 %p2, %r11, %r3; @%p2 bra " L "_AFTER;\n  bra.uni " L "_ROUND;\n"
+#define TILE_LOOP(kernel, L, leave)                                                                 \
+    ".visible .entry " kernel "(.param .u64 out, .param .u32 rounds)\n{\n"                          \
+    "  .reg .pred %p<3>; .reg .b32 %r<24>; .reg .b64 %rd<4>;\n"                                     \
+    "  .shared .align 4 .b8 sh[4096];\n"                                                            \
+    "  ld.param.u64 %rd1, [out]; ld.param.u32 %r3, [rounds]; mov.u32 %r1, %tid.x; mov.u32 %r2, %ntid.x;\n" \
+    "  mov.u32 %r4, sh; shl.b32 %r5, %r1, 2; add.s32 %r6, %r4, %r5; mul.lo.u32 %r7, %r1, 3;\n"       \
+    "  add.s32 %r13, %r1, 1; rem.u32 %r13, %r13, %r2; shl.b32 %r13, %r13, 2; add.s32 %r13, %r4, %r13;\n" \
+    "  mov.u32 %r10, 0; mov.u32 %r11, 0; setp.eq.u32 %p1, %r3, 0; @%p1 bra " L "_AFTER;\n"           \
+    L "_ROUND:\n"                                                                                    \
+    "  add.s32 %r12, %r7, %r11; st.shared.u32 [%r6], %r12; bar.sync 0;\n"                           \
+    "  ld.shared.u32 %r20, [%r13]; add.u32 %r10, %r10, %r20;\n"                                     \
+    "  bar.sync 0; add.s32 %r11, %r11, 1;\n" leave L "_AFTER:\n"                                   \
+    "  st.shared.u32 [%r6], %r10; bar.sync 0;\n"                                                    \
+    "  add.s32 %r14, %r1, 7; rem.u32 %r14, %r14, %r2; shl.b32 %r14, %r14, 2; add.s32 %r14, %r4, %r14;\n" \
+    "  ld.shared.u32 %r21, [%r14]; mad.lo.u32 %r10, %r21, 1000, %r10;\n"                            \
+    "  mul.wide.u32 %rd2, %r1, 4; add.s64 %rd3, %rd1, %rd2; st.global.u32 [%rd3], %r10;\n"            \
+    "  ret;\n}\n"
+    TILE_LOOP("tile_loop_fall", "F", LEAVE_FALL("F"))
+    TILE_LOOP("tile_loop_taken", "T", LEAVE_TAKEN("T"))
     /* the last region runs to the exit: a store, an if-body, a store before ret */
     ".visible .entry exit_region(.param .u64 out)\n{\n"
     "  .reg .pred %p<3>; .reg .b32 %r<16>; .reg .b64 %rd<8>;\n"
@@ -1673,6 +1700,42 @@ static void test_uniform_barriers_exit(void **state)
     ptxjit_module_unload(m);
 }
 
+/* A region between uniform barriers that a CTA-uniform branch may leave
+ * (SGEMM's tile loop): the group's first warp leaves alone, the others
+ * after it, to a second phase with a barrier; no round, one and more; odd
+ * and even warp counts; a block of 100 threads (no uniform barriers). */
+static void check_tile_loop(const char *name)
+{
+    ptxjit_module *m;
+    const ptxjit_kernel *k = kernel(uniform_src, name, &m);
+    static const uint32_t blocks[] = {32, 64, 96, 160, 256, 100};
+    static const uint32_t rounds[] = {0, 1, 2, 5};
+    for (size_t b = 0; b < sizeof blocks / sizeof *blocks; b++)
+        for (size_t r = 0; r < sizeof rounds / sizeof *rounds; r++) {
+            uint32_t nt = blocks[b], out[256], acc[256];
+            struct { uint32_t *out; uint32_t rounds; } p = {out, rounds[r]};
+            run(k, 2, nt, 1, 1, &p);
+            for (uint32_t t = 0; t < nt; t++) {
+                acc[t] = 0;
+                for (uint32_t i = 0; i < rounds[r]; i++)
+                    acc[t] += 3 * ((t + 1) % nt) + i;
+            }
+            for (uint32_t t = 0; t < nt; t++) {
+                uint32_t want = acc[t] + 1000 * acc[(t + 7) % nt];
+                if (out[t] != want)
+                    fail_msg("%s, block %u, rounds %u: out[%u] = %u, want %u", name, nt, rounds[r], t, out[t], want);
+            }
+        }
+    ptxjit_module_unload(m);
+}
+
+static void test_uniform_barriers_leave(void **state)
+{
+    (void)state;
+    check_tile_loop("tile_loop_fall");
+    check_tile_loop("tile_loop_taken");
+}
+
 static void test_uniform_barriers_warp0(void **state)
 {
     (void)state;
@@ -1970,6 +2033,7 @@ int main(void)
         cmocka_unit_test(test_uniform_barriers_straight),
         cmocka_unit_test(test_uniform_barriers_split),
         cmocka_unit_test(test_uniform_barriers_exit),
+        cmocka_unit_test(test_uniform_barriers_leave),
         cmocka_unit_test(test_uniform_barriers_warp0),
         cmocka_unit_test(test_warp_index_in_row),
         cmocka_unit_test(test_uniform_barriers_entry),
