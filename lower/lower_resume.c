@@ -985,7 +985,9 @@ static bool group_region_at(fn *F, uint32_t x, uint32_t k, group_region *g)
 }
 
 /* Whether statements [first, end) only compute registers that are dead
- * at block `after` (none when after >= nblocks: the exit). */
+ * at block `after` (none when after >= nblocks: the exit), or that every
+ * warp computes again there (rematerialized: the tree reduction's `tid !=
+ * 0`, read again after the last barrier). */
 static bool computes_dead(fn *F, uint32_t first, uint32_t end, uint32_t after)
 {
     for (uint32_t i = first; i < end; i++) {
@@ -994,7 +996,8 @@ static bool computes_dead(fn *F, uint32_t first, uint32_t end, uint32_t after)
             continue;
         const ptx_operand *d = &st->instr->opds[0];
         if (!pure_def(F, st->instr) || !is_reg_opd(d) ||
-            (after < F->nblocks && reg_live_in(F, after, d->var, reg_elem(d))))
+            (after < F->nblocks && reg_live_in(F, after, d->var, reg_elem(d)) &&
+             !reg_is_remat(F, d->var, reg_elem(d))))
             return false;
     }
     return true;

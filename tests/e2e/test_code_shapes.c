@@ -697,6 +697,27 @@ static const char uniform_src[] = HEADER
     "  ld.shared.u32 %r21, [%r14]; mad.lo.u32 %r10, %r21, 1000, %r10;\n"                            \
     "  mul.wide.u32 %rd2, %r1, 4; add.s64 %rd3, %rd1, %rd2; st.global.u32 [%rd3], %r10;\n"            \
     "  ret;\n}\n"
+    /* out[t] = 3 + (t ? 1000 : 2000) (+ 3t where the region also loads
+     * s[t] for after the barrier): thread 0 alone adds s[1] into s[0]
+     * between two barriers, and every thread reads its guard `tid != 0`
+     * again after the second one.  The guard is recomputed there, so the
+     * warps without thread 0 skip the region (region_warps), but not when
+     * the region loads a value for after the barrier (REMAT_LOAD). */
+#define REMAT_GATE(kernel, load, use)                                                         \
+    ".visible .entry " kernel "(.param .u64 out)\n{\n"                                       \
+    "  .reg .pred %p<3>; .reg .b32 %r<16>; .reg .b64 %rd<4>;\n"                              \
+    "  .shared .align 4 .b8 sh[4096];\n"                                                     \
+    "  ld.param.u64 %rd1, [out]; mov.u32 %r1, %tid.x; mov.u32 %r12, 0;\n"                   \
+    "  mov.u32 %r4, sh; shl.b32 %r5, %r1, 2; add.s32 %r6, %r4, %r5; mul.lo.u32 %r7, %r1, 3;\n" \
+    "  st.shared.u32 [%r6], %r7; bar.sync 0;\n" load                                        \
+    "  setp.ne.u32 %p1, %r1, 0; @%p1 bra " kernel "_J;\n"                                   \
+    "  ld.shared.u32 %r8, [sh+4]; ld.shared.u32 %r9, [sh]; add.s32 %r9, %r9, %r8; st.shared.u32 [sh], %r9;\n" \
+    kernel "_J:\n  bar.sync 0;\n"                                                           \
+    "  ld.shared.u32 %r10, [sh]; selp.u32 %r11, 1000, 2000, %p1; add.s32 %r10, %r10, %r11;\n" use \
+    "  mul.wide.u32 %rd2, %r1, 4; add.s64 %rd3, %rd1, %rd2; st.global.u32 [%rd3], %r10;\n"   \
+    "  ret;\n}\n"
+    REMAT_GATE("remat_gate", "", "")
+    REMAT_GATE("remat_gate_load", "  ld.shared.u32 %r12, [%r6];\n", "  add.s32 %r10, %r10, %r12;\n")
     TILE_LOOP("tile_loop_fall", "F", LEAVE_FALL("F"))
     TILE_LOOP("tile_loop_taken", "T", LEAVE_TAKEN("T"))
     /* the last region runs to the exit: a store, an if-body, a store before ret */
@@ -1736,6 +1757,31 @@ static void test_uniform_barriers_leave(void **state)
     check_tile_loop("tile_loop_taken");
 }
 
+static void check_remat_gate(const char *name, uint32_t mul)
+{
+    ptxjit_module *m;
+    const ptxjit_kernel *k = kernel(uniform_src, name, &m);
+    static const uint32_t blocks[] = {64, 96, 256, 100};
+    for (size_t b = 0; b < sizeof blocks / sizeof *blocks; b++) {
+        uint32_t nt = blocks[b], out[256];
+        uint32_t *po = out;
+        run(k, 2, nt, 1, 1, &po);
+        for (uint32_t t = 0; t < nt; t++) {
+            uint32_t want = 3 + (t ? 1000 : 2000) + mul * t;
+            if (out[t] != want)
+                fail_msg("%s, block %u: out[%u] = %u, want %u", name, nt, t, out[t], want);
+        }
+    }
+    ptxjit_module_unload(m);
+}
+
+static void test_uniform_barriers_remat_gate(void **state)
+{
+    (void)state;
+    check_remat_gate("remat_gate", 0);
+    check_remat_gate("remat_gate_load", 3);
+}
+
 static void test_uniform_barriers_warp0(void **state)
 {
     (void)state;
@@ -2034,6 +2080,7 @@ int main(void)
         cmocka_unit_test(test_uniform_barriers_split),
         cmocka_unit_test(test_uniform_barriers_exit),
         cmocka_unit_test(test_uniform_barriers_leave),
+        cmocka_unit_test(test_uniform_barriers_remat_gate),
         cmocka_unit_test(test_uniform_barriers_warp0),
         cmocka_unit_test(test_warp_index_in_row),
         cmocka_unit_test(test_uniform_barriers_entry),
