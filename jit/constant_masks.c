@@ -7,7 +7,10 @@
  * it waits until the store reaches the cache (~12 cycles more on a Zen 4
  * than from a plain store of the same bytes).  LLVM turns only all-true
  * and all-false masks into plain accesses; here a contiguous run of n
- * lanes is a store (or load) of <n x T> at the run's first element.  The
+ * lanes is a store (or load) of <n x T> at the run's first element; a
+ * load of up to 8 lanes is one scalar load per lane (the shuffle
+ * reduction's warp 0 reads eight warp sums stored one by one: a load
+ * spanning several stores waits until they reach the cache).  The
  * inactive lanes' bytes are not touched either way, so nothing can fault
  * that did not before. */
 #include "constant_masks.h"
@@ -92,6 +95,12 @@ static void narrow_store(LLVMBuilderRef b, LLVMValueRef call, unsigned first, un
     LLVMInstructionEraseFromParent(call);
 }
 
+/* A run of up to this many lanes loads lane by lane: the shuffle
+ * reduction's warp 0 reads the eight warp sums that eight warps stored
+ * one by one, and a load spanning several stores is not forwarded from
+ * them (it waits until they reach the cache). */
+enum { SPLIT_LANES = 8 };
+
 static void narrow_load(LLVMBuilderRef b, LLVMValueRef call, unsigned first, unsigned n, LLVMTargetDataRef td)
 {
     LLVMValueRef p = LLVMGetOperand(call, 0), pass = LLVMGetOperand(call, 3);
@@ -102,9 +111,24 @@ static void narrow_load(LLVMBuilderRef b, LLVMValueRef call, unsigned first, uns
     unsigned lanes = LLVMGetVectorSize(vt);
     LLVMPositionBuilderBefore(b, call);
     LLVMValueRef at = run_address(b, p, elem, first, align, &run_align, td);
+    LLVMValueRef v = pass;
+    if (n <= SPLIT_LANES) {
+        /* one load per lane: each forwards from the store that wrote it */
+        unsigned long long size = LLVMABISizeOfType(td, elem);
+        LLVMTypeRef i64 = LLVMInt64TypeInContext(ctx);
+        for (unsigned j = 0; j < n; j++) {
+            LLVMValueRef off = LLVMConstInt(i64, j, false);
+            LLVMValueRef e = LLVMBuildLoad2(b, elem, j ? LLVMBuildInBoundsGEP2(b, elem, at, &off, 1, "") : at, "");
+            LLVMSetAlignment(e, min_align(run_align, j * size));
+            LLVMSetVolatile(e, true); /* or codegen merges them into vector loads again */
+            v = LLVMBuildInsertElement(b, v, e, LLVMConstInt(i32, first + j, false), "");
+        }
+        LLVMReplaceAllUsesWith(call, v);
+        LLVMInstructionEraseFromParent(call);
+        return;
+    }
     LLVMValueRef part = LLVMBuildLoad2(b, n == 1 ? elem : LLVMVectorType(elem, n), at, "");
     LLVMSetAlignment(part, run_align);
-    LLVMValueRef v = pass;
     if (n == 1) {
         v = LLVMBuildInsertElement(b, pass, part, LLVMConstInt(i32, first, false), "");
     } else {

@@ -103,6 +103,18 @@ static unsigned count_calls(LLVMModuleRef m, const char *prefix)
     return n;
 }
 
+/* Scalar loads that stay apart (volatile) in m. */
+static unsigned count_lane_loads(LLVMModuleRef m)
+{
+    unsigned n = 0;
+    for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
+            for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
+                n += LLVMIsALoadInst(i) && LLVMGetVolatile(i) &&
+                     LLVMGetTypeKind(LLVMTypeOf(i)) != LLVMVectorTypeKind;
+    return n;
+}
+
 /* buf (i32 words): 16..23 the values a; 32.. the results.
  *   store a at 0 (all 8 lanes);  b = load 4..7 (lanes 0-3, 100+ past);
  *   store b + 1 at 1 (lanes 1-2: words 2, 3);  c = load 0..7;
@@ -351,7 +363,8 @@ static void test_forwards_across_blocks(void **state)
 /* buf (i32 words): 16..23 the values a.  Masked stores of a: lanes 2-5
  * at word 0, lane 0 at word 8, lanes 0 and 2 at word 48 (not one run:
  * stays masked); b = lanes 3-4 loaded at word 0, c = lane 7 at word 8
- * (100 + lane elsewhere), stored at words 32 and 40. */
+ * (100 + lane elsewhere), stored at words 32 and 40.  The loads go lane
+ * by lane (a load spanning several stores waits for them). */
 static void test_narrows_constant_runs(void **state)
 {
     (void)state;
@@ -374,6 +387,7 @@ static void test_narrows_constant_runs(void **state)
     assert_false(LLVMVerifyModule(x.m, LLVMPrintMessageAction, NULL));
     assert_int_equal(count_calls(x.m, "llvm.masked.store"), 1);
     assert_int_equal(count_calls(x.m, "llvm.masked.load"), 0);
+    assert_int_equal(count_lane_loads(x.m), 3); /* b's two lanes and c's one, each its own load */
 
     jit_unit *u;
     void *addr = compiled(j, x.m, "f", &u);
