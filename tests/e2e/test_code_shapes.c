@@ -1646,21 +1646,23 @@ static void test_uniform_barriers_tree(void **state)
     check_block_sums("uniform_tree", blocks, sizeof blocks / sizeof *blocks, 7, 13, 3);
 }
 
-/* Uniform in a warp is not uniform in the CTA: warps past the first two
- * wait at another barrier instruction (%warpid is the warp's index in the
- * block here), and a register set in an if-body for one thread is that
- * thread's, not its warp's. */
-static void check_barrier_paths(const char *name, uint32_t (*bonus)(uint32_t t))
+/* Kernel `name` writes out[t] for each thread t of two blocks of nt
+ * threads: want_of(t, nt), for several block sizes.  Uniform in a warp is
+ * not uniform in the CTA: warps past the first two wait at another
+ * barrier instruction (%warpid is the warp's index in the block here),
+ * and a register set in an if-body for one thread is that thread's, not
+ * its warp's. */
+static void check_thread_outputs(const char *name, uint32_t (*want_of)(uint32_t t, uint32_t nt))
 {
     ptxjit_module *m;
     const ptxjit_kernel *k = kernel(uniform_src, name, &m);
-    static const uint32_t blocks[] = {64, 96, 128, 100};
+    static const uint32_t blocks[] = {64, 96, 128, 256, 100};
     for (size_t b = 0; b < sizeof blocks / sizeof *blocks; b++) {
-        uint32_t nt = blocks[b], out[128];
+        uint32_t nt = blocks[b], out[256];
         uint32_t *po = out;
         run(k, 2, nt, 1, 1, &po);
         for (uint32_t t = 0; t < nt; t++) {
-            uint32_t want = 3 * ((t + 37) % nt) + bonus(t);
+            uint32_t want = want_of(t, nt);
             if (out[t] != want)
                 fail_msg("%s, block %u: out[%u] = %u, want %u", name, nt, t, out[t], want);
         }
@@ -1668,9 +1670,10 @@ static void check_barrier_paths(const char *name, uint32_t (*bonus)(uint32_t t))
     ptxjit_module_unload(m);
 }
 
-static uint32_t past_two_warps(uint32_t t) { return t >= 64 ? 1000 : 0; }
-static uint32_t thread_40(uint32_t t) { return t == 40 ? 1000 : 0; }
-static uint32_t trips(uint32_t t) { return 1000 * (t % 3); }
+static uint32_t rotated(uint32_t t, uint32_t nt) { return 3 * ((t + 37) % nt); }
+static uint32_t past_two_warps(uint32_t t, uint32_t nt) { return rotated(t, nt) + (t >= 64 ? 1000 : 0); }
+static uint32_t thread_40(uint32_t t, uint32_t nt) { return rotated(t, nt) + (t == 40 ? 1000 : 0); }
+static uint32_t trips(uint32_t t, uint32_t nt) { return rotated(t, nt) + 1000 * (t % 3); }
 
 /* Two warps at a time through a straight region between uniform barriers:
  * odd and even warp counts (one warp left alone, or none). */
@@ -1757,29 +1760,14 @@ static void test_uniform_barriers_leave(void **state)
     check_tile_loop("tile_loop_taken");
 }
 
-static void check_remat_gate(const char *name, uint32_t mul)
-{
-    ptxjit_module *m;
-    const ptxjit_kernel *k = kernel(uniform_src, name, &m);
-    static const uint32_t blocks[] = {64, 96, 256, 100};
-    for (size_t b = 0; b < sizeof blocks / sizeof *blocks; b++) {
-        uint32_t nt = blocks[b], out[256];
-        uint32_t *po = out;
-        run(k, 2, nt, 1, 1, &po);
-        for (uint32_t t = 0; t < nt; t++) {
-            uint32_t want = 3 + (t ? 1000 : 2000) + mul * t;
-            if (out[t] != want)
-                fail_msg("%s, block %u: out[%u] = %u, want %u", name, nt, t, out[t], want);
-        }
-    }
-    ptxjit_module_unload(m);
-}
+static uint32_t remat_gate(uint32_t t, uint32_t nt) { return (void)nt, 3 + (t ? 1000 : 2000); }
+static uint32_t remat_gate_load(uint32_t t, uint32_t nt) { return remat_gate(t, nt) + 3 * t; }
 
 static void test_uniform_barriers_remat_gate(void **state)
 {
     (void)state;
-    check_remat_gate("remat_gate", 0);
-    check_remat_gate("remat_gate_load", 3);
+    check_thread_outputs("remat_gate", remat_gate);
+    check_thread_outputs("remat_gate_load", remat_gate_load);
 }
 
 static void test_uniform_barriers_warp0(void **state)
@@ -1865,13 +1853,13 @@ static void test_uniform_barriers_entry(void **state)
 static void test_uniform_barriers_apart(void **state)
 {
     (void)state;
-    check_barrier_paths("warpid_barriers", past_two_warps);
-    check_barrier_paths("warpidx_barriers", past_two_warps);
-    check_barrier_paths("if_body_gate", thread_40);
+    check_thread_outputs("warpid_barriers", past_two_warps);
+    check_thread_outputs("warpidx_barriers", past_two_warps);
+    check_thread_outputs("if_body_gate", thread_40);
     /* a loop of thread-dependent trips: warps meet the barrier apart;
      * past the last barrier, they may part */
-    check_barrier_paths("loop_before_barrier", trips);
-    check_barrier_paths("loop_after_barrier", trips);
+    check_thread_outputs("loop_before_barrier", trips);
+    check_thread_outputs("loop_after_barrier", trips);
 }
 
 static void test_split_counters(void **state)
