@@ -127,21 +127,17 @@ static void narrow_load(LLVMBuilderRef b, LLVMValueRef call, unsigned first, uns
         LLVMInstructionEraseFromParent(call);
         return;
     }
-    LLVMValueRef part = LLVMBuildLoad2(b, n == 1 ? elem : LLVMVectorType(elem, n), at, "");
+    LLVMValueRef part = LLVMBuildLoad2(b, LLVMVectorType(elem, n), at, "");
     LLVMSetAlignment(part, run_align);
-    if (n == 1) {
-        v = LLVMBuildInsertElement(b, pass, part, LLVMConstInt(i32, first, false), "");
-    } else {
-        /* part widened to the vector's lanes, then each lane from it or
-         * from the pass-through */
-        LLVMValueRef wide[64], pick[64];
-        for (unsigned l = 0; l < lanes; l++)
-            wide[l] = l < n ? LLVMConstInt(i32, l, false) : LLVMGetUndef(i32);
-        LLVMValueRef w = LLVMBuildShuffleVector(b, part, LLVMGetPoison(LLVMTypeOf(part)), LLVMConstVector(wide, lanes), "");
-        for (unsigned l = 0; l < lanes; l++)
-            pick[l] = LLVMConstInt(i32, l >= first && l < first + n ? l - first : lanes + l, false);
-        v = LLVMBuildShuffleVector(b, w, pass, LLVMConstVector(pick, lanes), "");
-    }
+    /* part widened to the vector's lanes, then each lane from it or from
+     * the pass-through */
+    LLVMValueRef wide[64], pick[64];
+    for (unsigned l = 0; l < lanes; l++)
+        wide[l] = l < n ? LLVMConstInt(i32, l, false) : LLVMGetUndef(i32);
+    LLVMValueRef w = LLVMBuildShuffleVector(b, part, LLVMGetPoison(LLVMTypeOf(part)), LLVMConstVector(wide, lanes), "");
+    for (unsigned l = 0; l < lanes; l++)
+        pick[l] = LLVMConstInt(i32, l >= first && l < first + n ? l - first : lanes + l, false);
+    v = LLVMBuildShuffleVector(b, w, pass, LLVMConstVector(pick, lanes), "");
     LLVMReplaceAllUsesWith(call, v);
     LLVMInstructionEraseFromParent(call);
 }

@@ -593,8 +593,8 @@ static LLVMValueRef prefetch_slot(fn *F)
      * bookkeeping was a sixth of the reductions' per-warp instructions
      * (tree reduction -12% at two threads).  At most MAX_STRIDE_SITES per
      * function: the rest prefetch along */
-    if ((!F->may_repeat[F->cur_block] && (!F->warp_top || (F->ntid[0] && F->ntid[1] == 1 && F->ntid[2] == 1))) ||
-        F->stride_sites >= MAX_STRIDE_SITES)
+    bool warps_contiguous = F->ntid[0] && F->ntid[1] == 1 && F->ntid[2] == 1;
+    if ((!F->may_repeat[F->cur_block] && (!F->warp_top || warps_contiguous)) || F->stride_sites >= MAX_STRIDE_SITES)
         return NULL;
     F->stride_sites++;
     LLVMValueRef last = entry_alloca(F, L->i64, "last.addr");

@@ -1047,19 +1047,34 @@ static LLVMValueRef region_warps(fn *F, uint32_t x, uint32_t k)
     return const_i32(F->L, acts);
 }
 
-/* Whether the group region from resume point j to barrier k pays: it is
- * one, and (any: false) a branch out of it is a loop's exit, not the loop
- * going on (from a tile loop's last barrier the region to the loop's exit
- * is one too, and would pair only in the loop's last round). */
-static bool pair_pays(fn *F, uint32_t j, uint32_t k, bool any)
+/* Whether group region g goes on where a branch may leave it: no branch
+ * leaves, or the chain loops back (a loop that goes on, whose exit
+ * leaves).  From a tile loop's last barrier the region to the loop's
+ * exit is a group region too, and would pair only in the loop's last
+ * round. */
+static bool region_goes_on(const group_region *g)
 {
-    group_region g;
-    if (!group_region_at(F, F->wait_next[j], k, &g))
-        return false;
-    bool leaves = false;
-    for (uint32_t sg = 0; sg < g.n; sg++)
-        leaves |= g.seg[sg].leave != NULL;
-    return any || !leaves || g.back;
+    for (uint32_t sg = 0; sg < g->n; sg++)
+        if (g->seg[sg].leave)
+            return g->back;
+    return true;
+}
+
+/* The barrier resume point j's region pairs to (a group region from it
+ * to that barrier), one that goes on first (region_goes_on); else
+ * UINT32_MAX. */
+static uint32_t pair_target(fn *F, uint32_t j)
+{
+    uint32_t goes_on = UINT32_MAX, any = UINT32_MAX;
+    for (uint32_t k = 0; F->wait_save[j] && k < F->nwaits; k++) {
+        group_region g;
+        if (!F->wait_save[k] || !group_region_at(F, F->wait_next[j], k, &g))
+            continue;
+        any = k;
+        if (region_goes_on(&g))
+            goes_on = k;
+    }
+    return goes_on < F->nwaits ? goes_on : any;
 }
 
 /* The barrier whose region starts at the kernel's first block, when a
@@ -1297,14 +1312,11 @@ static void uniform_step(fn *F, uint32_t k, uint32_t from, LLVMBasicBlockRef res
             if (F->pair_after[j] != k)
                 continue;
             LLVMBasicBlockRef group = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "uniform.region");
-            LLVMBasicBlockRef other = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "uniform.other");
             LLVMBasicBlockRef single = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "uniform.single");
             LLVMValueRef started = LLVMBuildLoad2(b, L->i32, F->sweep_from, "");
-            LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, started, const_i32(L, j + 1), ""), group, other);
+            LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, started, const_i32(L, j + 1), ""), group, single);
             LLVMPositionBuilderAtEnd(b, group);
             run_groups(F, F->wait_next[j], k, r, n, todo, check, false);
-            LLVMBuildBr(b, single);
-            LLVMPositionBuilderAtEnd(b, other);
             LLVMBuildBr(b, single);
             LLVMPositionBuilderAtEnd(b, single);
         }
@@ -1512,8 +1524,6 @@ static bool splits_before_barriers(fn *F)
     if (!reaches)
         abort(); /* lowering has no partial-failure path */
     mark_backward(F, last, barrier, NULL, reaches);
-    ptrmap by_warp = {0};
-    warp_index_values(F, &by_warp);
     bool ok = true;
     for (uint32_t i = 0; ok && i < F->f->nbody; i++) {
         const ptx_stmt *st = &F->f->body[i];
@@ -1522,10 +1532,9 @@ static bool splits_before_barriers(fn *F)
         const ptx_instr *in = st->instr;
         if (in->op == PTX_OP_CALL || in->op == PTX_OP_BRX_IDX)
             ok = false;
-        else if (in->has_guard && (!opd_is_uniform(F, &in->guard) || reads_any(&by_warp, &in->guard)))
+        else if (in->has_guard && (!opd_is_uniform(F, &in->guard) || reads_any(&F->warp_values, &in->guard)))
             ok = in->op == PTX_OP_BRA ? branch_skips_if_body(F, i) : !is_sync_point(in);
     }
-    ptrmap_free(&by_warp);
     free(last), free(barrier), free(reaches);
     return ok;
 }
@@ -1610,8 +1619,8 @@ uint32_t resume_finish(fn *F)
     lw *L = F->L;
     saved_reg *regs;
     uint32_t nregs, size = layout_registers(F, &regs, &nregs);
+    warp_index_values(F, &F->warp_values); /* barriers_uniform and the group regions read it */
     bool full = lanes_full_at_barriers(F), uniform = barriers_uniform(F, full);
-    warp_index_values(F, &F->warp_values);
     /* The runtime calls single warps only after the CTA loop returned with
      * warps waiting, which uniform barriers never do: the function is the
      * CTA loop, and no path for single warps is emitted. */
@@ -1653,10 +1662,7 @@ uint32_t resume_finish(fn *F)
             F->uniform_check[k] = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "uniform.check");
     }
     for (uint32_t j = 0; uniform && j < F->nwaits; j++)
-        for (int any = 0; any < 2 && F->pair_after[j] == UINT32_MAX; any++)
-            for (uint32_t k = 0; F->wait_save[j] && k < F->nwaits; k++)
-                if (F->wait_save[k] && pair_pays(F, j, k, any))
-                    F->pair_after[j] = k;
+        F->pair_after[j] = pair_target(F, j);
     F->entry_group = uniform ? entry_group_barrier(F) : UINT32_MAX;
     emit_fresh_start(F, fresh);
     for (uint32_t k = 0; k < F->nwaits; k++)
