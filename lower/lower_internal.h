@@ -192,8 +192,13 @@ void shape_branch(fn *F, LLVMValueRef addrs, LLVMValueRef mask, LLVMBasicBlockRe
 LLVMValueRef shape_load(fn *F, LLVMValueRef addrs, LLVMTypeRef elem, uint32_t align, LLVMValueRef mask);
 /* A global load's prefetch (lower_mem.c): `last` is its site's slot (or
  * NULL: none), a lane 0's address (i64), span the bytes a warp's
- * consecutive access covers. */
-void prefetch_ahead(lw *L, LLVMValueRef last, LLVMValueRef a, uint32_t span);
+ * consecutive access covers.  Returns the distance prefetched ahead by
+ * the site's stride (i64, 0 when no stride was seen), or NULL without a
+ * slot; prefetch_stepped prefetches another row of the access that far. */
+LLVMValueRef prefetch_ahead(lw *L, LLVMValueRef last, LLVMValueRef a, uint32_t span);
+void prefetch_stepped(lw *L, LLVMValueRef a, LLVMValueRef ahead, uint32_t span);
+/* Which rows of a known-shape load prefetch (shape_load's last operand). */
+enum prefetch_rows { PREFETCH_NONE, PREFETCH_FIRST_ROW, PREFETCH_EACH_ROW };
 void shape_store(fn *F, LLVMValueRef addrs, LLVMValueRef val, uint32_t align, LLVMValueRef mask);
 /* The addresses themselves, as the shape has them (splat(lane 0) + a
  * constant vector): a lane of it is a scalar sum.  Only on the known

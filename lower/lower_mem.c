@@ -631,13 +631,13 @@ static void prefetch_lines(lw *L, LLVMValueRef a, uint32_t span, int locality)
  * were gone by then (a Zen 4 core: saxpy 11.7 -> 7.5 ms, the transpose
  * 27 -> 23 ms, SGEMM -4%).  A site run once per warp (a 2D block's rows,
  * the stencil) reads them soon: into L1 (into L2 it was 4% slower). */
-void prefetch_ahead(lw *L, LLVMValueRef last, LLVMValueRef a, uint32_t span)
+LLVMValueRef prefetch_ahead(lw *L, LLVMValueRef last, LLVMValueRef a, uint32_t span)
 {
     bool repeats = last && !LLVMIsNull(last);
     int locality = repeats ? 2 : 3;
     prefetch_lines(L, LLVMBuildAdd(L->b, a, const_i64(L, PREFETCH_ALONG), ""), span, locality);
     if (!repeats)
-        return;
+        return NULL;
     /* the slot stays in memory (volatile): promoted to SSA it would be a phi
      * in every block of the dispatcher's loops, which LLVM's SLP vectorizer
      * took minutes over in large modules */
@@ -649,9 +649,16 @@ void prefetch_ahead(lw *L, LLVMValueRef last, LLVMValueRef a, uint32_t span)
                                       const_i64(L, 2 * PREFETCH_MAX_STEP), "");
     LLVMValueRef near = LLVMBuildICmp(L->b, LLVMIntULT, LLVMBuildAdd(L->b, step, const_i64(L, PREFETCH_MIN_STEP), ""),
                                       const_i64(L, 2 * PREFETCH_MIN_STEP), "");
-    LLVMValueRef ahead = LLVMBuildAdd(L->b, a, LLVMBuildMul(L->b, step, const_i64(L, PREFETCH_STEPS), ""), "");
     LLVMValueRef strided = LLVMBuildAnd(L->b, wide, LLVMBuildNot(L->b, near, ""), "");
-    prefetch_lines(L, LLVMBuildSelect(L->b, strided, ahead, a, ""), span, locality);
+    LLVMValueRef ahead = LLVMBuildSelect(L->b, strided, LLVMBuildMul(L->b, step, const_i64(L, PREFETCH_STEPS), ""),
+                                         const_i64(L, 0), "");
+    prefetch_stepped(L, a, ahead, span);
+    return ahead;
+}
+
+void prefetch_stepped(lw *L, LLVMValueRef a, LLVMValueRef ahead, uint32_t span)
+{
+    prefetch_lines(L, LLVMBuildAdd(L->b, a, ahead, ""), span, 2);
 }
 
 static void lower_ld(fn *F, const ptx_instr *in, LLVMValueRef mask)
