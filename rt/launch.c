@@ -97,7 +97,7 @@ struct launch_ctx {
     size_t smem;             /* shared bytes per CTA, static and dynamic */
     uint32_t nwarps;
     uint32_t resident;       /* cooperative: CTAs a worker runs at once; else 0 */
-    rt_printf_log *log;
+    _Atomic(rt_printf_log *) log; /* made at the launch's first printf */
     struct ptxjit_heap *heap;      /* device malloc */
     atomic_int failed;
     pthread_mutex_t lock;
@@ -471,6 +471,24 @@ void ptxjit_rt_local_window(ptxjit_cta *cta, uint32_t warp, uint64_t *bounds)
     bounds[1] = (uint64_t)(uintptr_t)s->w->stack_top;
 }
 
+/* The launch's printf log, made by its first printf: most kernels print
+ * nothing, and making, flushing and freeing a log (33 mutexes) for every
+ * launch was a fifth of an empty one.  Without memory for it the launch
+ * fails as it did when the log was made up front. */
+static rt_printf_log *launch_log(launch_ctx *lc)
+{
+    rt_printf_log *log = atomic_load_explicit(&lc->log, memory_order_acquire);
+    if (log)
+        return log;
+    rt_printf_log *made = rt_printf_log_create();
+    if (!made)
+        rt_fault_raise(RT_ERR_NOMEM, "out of memory for the output of printf");
+    if (atomic_compare_exchange_strong(&lc->log, &log, made))
+        return made;
+    rt_printf_log_destroy(made); /* another worker's came first */
+    return log;
+}
+
 void rt_shim_printf_record(ptxjit_cta *cta, uint32_t thread, const char *text, size_t len)
 {
     cta_slot *s = cta->worker;
@@ -479,7 +497,7 @@ void rt_shim_printf_record(ptxjit_cta *cta, uint32_t thread, const char *text, s
         s->seq_serial = s->serial;
     }
     uint32_t seq = thread < s->nseq ? s->printf_seq[thread]++ : 0;
-    rt_printf_log_add(s->w->lc->log, cta->cta_linear, thread, seq, text, len);
+    rt_printf_log_add(launch_log(s->w->lc), cta->cta_linear, thread, seq, text, len);
 }
 
 /* ---- CTAs ---- */
@@ -828,17 +846,22 @@ uint64_t rt_cooperative_max(const rt_device *d, uint32_t threads)
     return (uint64_t)per_worker * d->nworkers;
 }
 
-/* %tid of each thread of a block, so that warps need no divisions. */
+/* %tid of each thread of a block, so that warps need no divisions; the
+ * table itself counted x, y and z up (five divisions per thread were half
+ * of an empty 256-thread launch).  Lanes past the block continue the
+ * count as the divisions did. */
 static void fill_tids(launch_ctx *lc)
 {
     const uint32_t *n = lc->launch.ntid;
-    for (uint32_t w = 0; w < lc->nwarps; w++)
+    uint32_t x = 0, y = 0, z = 0;
+    for (uint32_t w = 0; w < lc->nwarps; w++) {
+        uint32_t *row = &lc->tids[3 * PTXJIT_WARP_SIZE * w];
         for (uint32_t l = 0; l < PTXJIT_WARP_SIZE; l++) {
-            uint32_t t = w * PTXJIT_WARP_SIZE + l, *row = &lc->tids[3 * PTXJIT_WARP_SIZE * w];
-            row[l] = t % n[0];
-            row[PTXJIT_WARP_SIZE + l] = t / n[0] % n[1];
-            row[2 * PTXJIT_WARP_SIZE + l] = t / n[0] / n[1];
+            row[l] = x, row[PTXJIT_WARP_SIZE + l] = y, row[2 * PTXJIT_WARP_SIZE + l] = z;
+            if (++x == n[0] && (x = 0, ++y == n[1]))
+                y = 0, z++;
         }
+    }
     lc->launch.tids = lc->tids;
 }
 
@@ -893,11 +916,6 @@ rt_status rt_launch(rt_device *d, const rt_kernel *k, const rt_launch_cfg *cfg, 
     lc.smem = ((k->static_smem + align - 1) & ~(align - 1)) + cfg->dyn_smem;
     lc.nwarps = (lc.launch.nthreads + PTXJIT_WARP_SIZE - 1) / PTXJIT_WARP_SIZE;
     fill_tids(&lc);
-    lc.log = rt_printf_log_create();
-    if (!lc.log) {
-        snprintf(msg, msglen, "out of memory");
-        return RT_ERR_NOMEM;
-    }
     uint64_t nctas = (uint64_t)cfg->grid[0] * cfg->grid[1] * cfg->grid[2];
     if (cfg->cooperative)
         cooperative_setup(&lc, nctas);
@@ -906,8 +924,11 @@ rt_status rt_launch(rt_device *d, const rt_kernel *k, const rt_launch_cfg *cfg, 
     rt_fpenv_enter(&host);
     rt_pool_parallel_for(d->pool, nctas, lc.resident ? lc.resident : row_chunk(&lc, nctas), run_chunk, &lc);
     rt_fpenv_leave(&host);
-    rt_printf_log_flush(lc.log, cfg->printf_out ? cfg->printf_out : stdout);
-    rt_printf_log_destroy(lc.log);
+    rt_printf_log *log = atomic_load(&lc.log);
+    if (log) {
+        rt_printf_log_flush(log, cfg->printf_out ? cfg->printf_out : stdout);
+        rt_printf_log_destroy(log);
+    }
     pthread_mutex_destroy(&lc.lock);
     if (lc.status)
         snprintf(msg, msglen, "%s", lc.msg);
