@@ -195,10 +195,13 @@ LLVMValueRef shape_load(fn *F, LLVMValueRef addrs, LLVMTypeRef elem, uint32_t al
  * consecutive access covers.  Returns the distance prefetched ahead by
  * the site's stride (i64, 0 when no stride was seen), or NULL without a
  * slot; prefetch_stepped prefetches another row of the access that far. */
-LLVMValueRef prefetch_ahead(lw *L, LLVMValueRef last, LLVMValueRef a, uint32_t span);
+/* How a global load prefetches (shape_load's last operand): not at all;
+ * its first row ahead; each row (a loop's site); a stream of contiguous
+ * warps, far ahead (lower_mem.c, prefetch_plan). */
+enum prefetch_plan { PREFETCH_NONE, PREFETCH_FIRST_ROW, PREFETCH_EACH_ROW, PREFETCH_STREAM };
+enum prefetch_plan prefetch_plan(fn *F);
+LLVMValueRef prefetch_ahead(lw *L, LLVMValueRef last, LLVMValueRef a, uint32_t span, enum prefetch_plan plan);
 void prefetch_stepped(lw *L, LLVMValueRef a, LLVMValueRef ahead, uint32_t span);
-/* Which rows of a known-shape load prefetch (shape_load's last operand). */
-enum prefetch_rows { PREFETCH_NONE, PREFETCH_FIRST_ROW, PREFETCH_EACH_ROW };
 void shape_store(fn *F, LLVMValueRef addrs, LLVMValueRef val, uint32_t align, LLVMValueRef mask);
 /* The addresses themselves, as the shape has them (splat(lane 0) + a
  * constant vector): a lane of it is a scalar sum.  Only on the known

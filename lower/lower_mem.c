@@ -374,7 +374,7 @@ static LLVMValueRef classified_load(fn *F, LLVMValueRef addrs, LLVMTypeRef elem,
     LLVMBasicBlockRef slow = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "ld.gather");
     LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(L->ctx, F->fn, "ld.join");
     if (F->prefetching)
-        prefetch_ahead(L, F->prefetch, first_address(F, addrs), W * align);
+        prefetch_ahead(L, F->prefetch, first_address(F, addrs), W * align, prefetch_plan(F));
     /* consecutive first: the common case */
     LLVMBuildCondBr(L->b, is_contiguous(F, addrs, align), fast, vary);
     LLVMPositionBuilderAtEnd(L->b, vary);
@@ -581,20 +581,37 @@ static void store_halves(fn *F, LLVMValueRef addrs, LLVMValueRef v, LLVMValueRef
  * CPU's stream prefetchers track.  The address is lane 0's as a scalar:
  * the known-shape path has it without the address vector. */
 enum { PREFETCH_STEPS = 4, PREFETCH_MIN_STEP = 4096, PREFETCH_MAX_STEP = 1 << 26, PREFETCH_ALONG = 256,
-       MAX_STRIDE_SITES = 16 };
+       PREFETCH_STREAM_ALONG = 2048, MAX_STRIDE_SITES = 16 };
+
+/* Outside loops in a 1D block the next warp reads on where this one
+ * stopped, and the next CTA on where this one did (a reduction's loads):
+ * one stream per worker, which the CPU's prefetchers lose at every 4 KiB
+ * page.  It is prefetched PREFETCH_STREAM_ALONG ahead: half a page, the
+ * time of 8-16 warps' loads (a Sapphire Rapids core at two threads: tree
+ * reduction -15%, shuffle reduction -26%; 1 KiB -9%, 4 KiB as 2 KiB; the
+ * other kernels' sites 2-4% slower with it). */
+enum prefetch_plan prefetch_plan(fn *F)
+{
+    bool warps_contiguous = F->ntid[0] && F->ntid[1] == 1 && F->ntid[2] == 1;
+    if (!F->prefetching)
+        return PREFETCH_NONE;
+    if (F->may_repeat[F->cur_block])
+        return PREFETCH_EACH_ROW;
+    return warps_contiguous ? PREFETCH_STREAM : PREFETCH_FIRST_ROW;
+}
 
 static LLVMValueRef prefetch_slot(fn *F)
 {
     lw *L = F->L;
     /* a site runs again for the same warp in a loop, and for the next warp
      * in a resumable kernel's CTA loop; elsewhere its slot would hold 0.
-     * Outside loops in a 1D block the next warp reads on where this one
-     * stopped (a reduction's loads): no stride to find, and the slot's
-     * bookkeeping was a sixth of the reductions' per-warp instructions
-     * (tree reduction -12% at two threads).  At most MAX_STRIDE_SITES per
-     * function: the rest prefetch along */
-    bool warps_contiguous = F->ntid[0] && F->ntid[1] == 1 && F->ntid[2] == 1;
-    if ((!F->may_repeat[F->cur_block] && (!F->warp_top || warps_contiguous)) || F->stride_sites >= MAX_STRIDE_SITES)
+     * A stream (above) has no stride to find, and the slot's bookkeeping
+     * was a sixth of the reductions' per-warp instructions (tree reduction
+     * -12% at two threads).  At most MAX_STRIDE_SITES per function: the
+     * rest prefetch along */
+    enum prefetch_plan plan = prefetch_plan(F);
+    if ((plan != PREFETCH_EACH_ROW && (!F->warp_top || plan == PREFETCH_STREAM)) ||
+        F->stride_sites >= MAX_STRIDE_SITES)
         return NULL;
     F->stride_sites++;
     LLVMValueRef last = entry_alloca(F, L->i64, "last.addr");
@@ -631,11 +648,12 @@ static void prefetch_lines(lw *L, LLVMValueRef a, uint32_t span, int locality)
  * were gone by then (a Zen 4 core: saxpy 11.7 -> 7.5 ms, the transpose
  * 27 -> 23 ms, SGEMM -4%).  A site run once per warp (a 2D block's rows,
  * the stencil) reads them soon: into L1 (into L2 it was 4% slower). */
-LLVMValueRef prefetch_ahead(lw *L, LLVMValueRef last, LLVMValueRef a, uint32_t span)
+LLVMValueRef prefetch_ahead(lw *L, LLVMValueRef last, LLVMValueRef a, uint32_t span, enum prefetch_plan plan)
 {
     bool repeats = last && !LLVMIsNull(last);
     int locality = repeats ? 2 : 3;
-    prefetch_lines(L, LLVMBuildAdd(L->b, a, const_i64(L, PREFETCH_ALONG), ""), span, locality);
+    uint64_t along = plan == PREFETCH_STREAM ? PREFETCH_STREAM_ALONG : PREFETCH_ALONG;
+    prefetch_lines(L, LLVMBuildAdd(L->b, a, const_i64(L, along), ""), span, locality);
     if (!repeats)
         return NULL;
     /* the slot stays in memory (volatile): promoted to SSA it would be a phi

@@ -73,15 +73,8 @@ LLVMValueRef shape_load(fn *F, LLVMValueRef addrs, LLVMTypeRef elem, uint32_t al
     lw *L = F->L;
     LLVMTypeRef p[5] = {vec_of(L->i64), vec_of(L->i1), L->i32, L->ptr, L->i8};
     LLVMValueRef f = placeholder(L, SHAPE_LOAD, vec_of(elem), p, 5, elem);
-    /* a loop's site prefetches each row of the warp's access a step ahead
-     * (SGEMM's B tile: rows 4 KiB apart, which no CPU prefetcher follows,
-     * -8% on a Sapphire Rapids core); a site run once per warp its first
-     * row only (the stencil's second row ahead was 3% slower) */
-    enum prefetch_rows mode = !F->prefetching                   ? PREFETCH_NONE
-                              : F->may_repeat[F->cur_block] ? PREFETCH_EACH_ROW
-                                                            : PREFETCH_FIRST_ROW;
     LLVMValueRef args[5] = {addrs, mask, const_i32(L, align), F->prefetch ? F->prefetch : LLVMConstNull(L->ptr),
-                            LLVMConstInt(L->i8, mode, false)};
+                            LLVMConstInt(L->i8, prefetch_plan(F), false)};
     return call(L, f, args, 5);
 }
 
@@ -1265,7 +1258,7 @@ static bool other_line(const run *r, const run *first)
 /* A known shape's load: its runs (equal runs loaded once), else a gather
  * without the run-time tests. */
 static LLVMValueRef known_load(lw *L, const shape *s, LLVMValueRef addrs, LLVMValueRef mask, uint32_t align,
-                               LLVMTypeRef vt, LLVMValueRef prefetch, enum prefetch_rows rows)
+                               LLVMTypeRef vt, LLVMValueRef prefetch, enum prefetch_plan plan)
 {
     LLVMTypeRef elem = LLVMGetElementType(vt);
     run r[MAX_RUNS + 1];
@@ -1279,8 +1272,12 @@ static LLVMValueRef known_load(lw *L, const shape *s, LLVMValueRef addrs, LLVMVa
      * once, under the union of their lanes */
     LLVMValueRef sx = shape_sym(L, s);
     LLVMValueRef base = lane0_value(L, addrs, s->off, s->k, sx, 64, shape_lane(L, s, mask));
-    LLVMValueRef step = rows ? prefetch_ahead(L, prefetch, base, r[0].n * align) : NULL;
-    for (unsigned i = 1; step && rows == PREFETCH_EACH_ROW && i < nr; i++)
+    /* a loop's site prefetches each row of the warp's access a step ahead
+     * (SGEMM's B tile: rows 4 KiB apart, which no CPU prefetcher follows,
+     * -8% on a Sapphire Rapids core); a site run once per warp its first
+     * row only (the stencil's second row ahead was 3% slower) */
+    LLVMValueRef step = plan ? prefetch_ahead(L, prefetch, base, r[0].n * align, plan) : NULL;
+    for (unsigned i = 1; step && plan == PREFETCH_EACH_ROW && i < nr; i++)
         if (other_line(&r[i], &r[0]))
             prefetch_stepped(L, LLVMBuildPtrToInt(L->b, at_offset(L, base, &r[i], sx), L->i64, ""), step,
                              r[i].n * align);
@@ -1434,7 +1431,7 @@ static void emit_known(analysis *A, const shape *s, LLVMValueRef c)
         uint32_t align = (uint32_t)LLVMConstIntGetZExtValue(LLVMGetOperand(c, 2));
         LLVMValueRef v = known_load(L, s, LLVMGetOperand(c, 0), LLVMGetOperand(c, 1), align, LLVMTypeOf(c),
                                     LLVMGetOperand(c, 3),
-                                    (enum prefetch_rows)LLVMConstIntGetZExtValue(LLVMGetOperand(c, 4)));
+                                    (enum prefetch_plan)LLVMConstIntGetZExtValue(LLVMGetOperand(c, 4)));
         LLVMReplaceAllUsesWith(c, v);
     } else {
         uint32_t align = (uint32_t)LLVMConstIntGetZExtValue(LLVMGetOperand(c, 3));
