@@ -190,16 +190,16 @@ LLVMValueRef dyn_smem_offset(lw *L);   /* i64: where dynamic shared memory start
 void shape_branch(fn *F, LLVMValueRef addrs, LLVMValueRef mask, LLVMBasicBlockRef known,
                   LLVMBasicBlockRef runtime);
 LLVMValueRef shape_load(fn *F, LLVMValueRef addrs, LLVMTypeRef elem, uint32_t align, LLVMValueRef mask);
-/* A global load's prefetch (lower_mem.c): `last` is its site's slot (or
- * NULL: none), a lane 0's address (i64), span the bytes a warp's
- * consecutive access covers.  Returns the distance prefetched ahead by
- * the site's stride (i64, 0 when no stride was seen), or NULL without a
- * slot; prefetch_stepped prefetches another row of the access that far. */
 /* How a global load prefetches (shape_load's last operand): not at all;
  * its first row ahead; each row (a loop's site); a stream of contiguous
  * warps, far ahead (lower_mem.c, prefetch_plan). */
 enum prefetch_plan { PREFETCH_NONE, PREFETCH_FIRST_ROW, PREFETCH_EACH_ROW, PREFETCH_STREAM };
 enum prefetch_plan prefetch_plan(fn *F);
+/* A global load's prefetch (lower_mem.c): `last` is its site's slot (or
+ * NULL: none), a lane 0's address (i64), span the bytes a warp's
+ * consecutive access covers.  Returns the distance prefetched ahead by
+ * the site's stride (i64, 0 when no stride was seen), or NULL without a
+ * slot; prefetch_stepped prefetches another row of the access that far. */
 LLVMValueRef prefetch_ahead(lw *L, LLVMValueRef last, LLVMValueRef a, uint32_t span, enum prefetch_plan plan);
 void prefetch_stepped(lw *L, LLVMValueRef a, LLVMValueRef ahead, uint32_t span);
 void shape_store(fn *F, LLVMValueRef addrs, LLVMValueRef val, uint32_t align, LLVMValueRef mask);
