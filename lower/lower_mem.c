@@ -610,7 +610,7 @@ static LLVMValueRef prefetch_slot(fn *F)
      * -12% at two threads).  At most MAX_STRIDE_SITES per function: the
      * rest prefetch along */
     enum prefetch_plan plan = prefetch_plan(F);
-    if ((plan != PREFETCH_EACH_ROW && (!F->warp_top || plan == PREFETCH_STREAM)) ||
+    if (plan == PREFETCH_STREAM || (plan == PREFETCH_FIRST_ROW && !F->warp_top) ||
         F->stride_sites >= MAX_STRIDE_SITES)
         return NULL;
     F->stride_sites++;
