@@ -994,8 +994,10 @@ static bool computes_dead(fn *F, uint32_t first, uint32_t end, uint32_t after)
         const ptx_stmt *st = &F->f->body[i];
         if (st->kind != PTX_STMT_INSTR)
             continue;
+        if (!pure_def(F, st->instr)) /* also: no operands, no opds[0] */
+            return false;
         const ptx_operand *d = &st->instr->opds[0];
-        if (!pure_def(F, st->instr) || !is_reg_opd(d) ||
+        if (!is_reg_opd(d) ||
             (after < F->nblocks && reg_live_in(F, after, d->var, reg_elem(d)) &&
              !reg_is_remat(F, d->var, reg_elem(d))))
             return false;

@@ -461,7 +461,7 @@ static void test_not_a_fatbin(void **state)
 {
     rt_fatbin fb;
     static const char *const bad[] = {
-        "", "   \n\t\n", "abc\001def", "\x7f" "DEL", "hello\x1b[0m",
+        "", "   \n\t\n", "abc\001def", "\177DEL", "hello\x1b[0m",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         assert_int_equal(rt_fatbin_parse(bad[i], 0, &fb), RT_FATBIN_NOT_FATBIN);
