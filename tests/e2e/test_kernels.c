@@ -149,31 +149,47 @@ static modent *get_module(int c, const char *file)
 }
 
 /* Compiling dominates the suite's time, and each context needs its own
- * copy of every module: the two contexts' modules are compiled in two
- * threads at once (separate contexts share no LLVM state). */
-static void *preload_ctx(void *arg)
+ * copy of every module.  Two threads (separate contexts share no LLVM
+ * state) first compile half the files each, each on its own context;
+ * then each loads the other half, which the test's compilation cache
+ * (tests/cache/isolated.sh) now holds: every file is compiled once. */
+typedef struct preload_half {
+    int ctx;
+    size_t parity; /* files[i] with i % 2 == parity */
+    const char *const *files;
+    size_t nfiles;
+} preload_half;
+
+static void *preload_files_of(void *arg)
 {
-    int c = (int)(intptr_t)arg;
-    for (size_t i = 0; i < nmods; i++)
-        if (mods[i].ctx == c && !mods[i].loaded) {
-            load_entry(&mods[i]);
-            mods[i].loaded = 1;
+    const preload_half *h = arg;
+    for (size_t i = h->parity; i < h->nfiles; i += 2) {
+        modent *e = find_entry(h->ctx, h->files[i]);
+        if (!e->loaded) {
+            load_entry(e);
+            e->loaded = 1;
         }
+    }
     return NULL;
 }
 
 static void preload(const char *const *files, size_t nfiles)
 {
-    for (size_t i = 0; i < nfiles; i++)
+    for (size_t i = 0; i < nfiles; i++) /* all entries first: no table growth in the threads */
         for (int c = 0; c < 2; c++)
             find_entry(c, files[i]);
-    pthread_t th;
-    int threaded = pthread_create(&th, NULL, preload_ctx, (void *)(intptr_t)1) == 0;
-    preload_ctx((void *)(intptr_t)0);
-    if (threaded)
-        pthread_join(th, NULL);
-    else
-        preload_ctx((void *)(intptr_t)1);
+    for (size_t round = 0; round < 2; round++) {
+        preload_half h[2];
+        for (int c = 0; c < 2; c++)
+            h[c] = (preload_half){c, (size_t)c ^ round, files, nfiles};
+        pthread_t th;
+        int threaded = pthread_create(&th, NULL, preload_files_of, &h[1]) == 0;
+        preload_files_of(&h[0]);
+        if (threaded)
+            pthread_join(th, NULL);
+        else
+            preload_files_of(&h[1]);
+    }
 }
 
 /* ------------------------------------------------------------------------
