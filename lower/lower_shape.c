@@ -1274,9 +1274,17 @@ static LLVMValueRef known_load(lw *L, const shape *s, LLVMValueRef addrs, LLVMVa
     LLVMValueRef base = lane0_value(L, addrs, s->off, s->k, sx, 64, shape_lane(L, s, mask));
     /* a loop's site prefetches each row of the warp's access a step ahead
      * (SGEMM's B tile: rows 4 KiB apart, which no CPU prefetcher follows,
-     * -8% on a Sapphire Rapids core); a site run once per warp its first
-     * row only (the stencil's second row ahead was 3% slower) */
-    LLVMValueRef step = plan ? prefetch_ahead(L, prefetch, base, r[0].n * align, plan) : NULL;
+     * -8% on a Sapphire Rapids core); a site run once per warp one row:
+     * its last, where a 2D block's warps read down the rows (the stencil's
+     * in[p + nx]: the row below the CTA's band was prefetched by no warp,
+     * -4%; both rows were 3% slower) */
+    LLVMValueRef step = NULL;
+    bool once = plan == PREFETCH_FIRST_ROW && (!prefetch || LLVMIsNull(prefetch));
+    if (once && other_line(&r[nr - 1], &r[0]))
+        prefetch_ahead(L, prefetch, LLVMBuildPtrToInt(L->b, at_offset(L, base, &r[nr - 1], sx), L->i64, ""),
+                       r[nr - 1].n * align, plan);
+    else if (plan)
+        step = prefetch_ahead(L, prefetch, base, r[0].n * align, plan);
     for (unsigned i = 1; step && plan == PREFETCH_EACH_ROW && i < nr; i++)
         if (other_line(&r[i], &r[0]))
             prefetch_stepped(L, LLVMBuildPtrToInt(L->b, at_offset(L, base, &r[i], sx), L->i64, ""), step,
