@@ -202,6 +202,9 @@ enum prefetch_plan prefetch_plan(fn *F);
  * slot; prefetch_stepped prefetches another row of the access that far. */
 LLVMValueRef prefetch_ahead(lw *L, LLVMValueRef last, LLVMValueRef a, uint32_t span, enum prefetch_plan plan);
 void prefetch_stepped(lw *L, LLVMValueRef a, LLVMValueRef ahead, uint32_t span);
+/* A known-shape site run once per warp, its rows on several lines: one
+ * row's address a (i64), span bytes, prefetched further along. */
+void prefetch_rows_ahead(lw *L, LLVMValueRef a, uint32_t span);
 void shape_store(fn *F, LLVMValueRef addrs, LLVMValueRef val, uint32_t align, LLVMValueRef mask);
 /* The addresses themselves, as the shape has them (splat(lane 0) + a
  * constant vector): a lane of it is a scalar sum.  Only on the known

@@ -1281,8 +1281,8 @@ static LLVMValueRef known_load(lw *L, const shape *s, LLVMValueRef addrs, LLVMVa
     LLVMValueRef step = NULL;
     bool once = plan == PREFETCH_FIRST_ROW && (!prefetch || LLVMIsNull(prefetch));
     if (once && other_line(&r[nr - 1], &r[0]))
-        prefetch_ahead(L, prefetch, LLVMBuildPtrToInt(L->b, at_offset(L, base, &r[nr - 1], sx), L->i64, ""),
-                       r[nr - 1].n * align, plan);
+        prefetch_rows_ahead(L, LLVMBuildPtrToInt(L->b, at_offset(L, base, &r[nr - 1], sx), L->i64, ""),
+                            r[nr - 1].n * align);
     else if (plan)
         step = prefetch_ahead(L, prefetch, base, r[0].n * align, plan);
     for (unsigned i = 1; step && plan == PREFETCH_EACH_ROW && i < nr; i++)
