@@ -163,13 +163,8 @@ typedef struct preload_half {
 static void *preload_files_of(void *arg)
 {
     const preload_half *h = arg;
-    for (size_t i = h->parity; i < h->nfiles; i += 2) {
-        modent *e = find_entry(h->ctx, h->files[i]);
-        if (!e->loaded) {
-            load_entry(e);
-            e->loaded = 1;
-        }
-    }
+    for (size_t i = h->parity; i < h->nfiles; i += 2)
+        get_module(h->ctx, h->files[i]);
     return NULL;
 }
 
