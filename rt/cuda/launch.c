@@ -9,6 +9,7 @@
  * is false. */
 #include "cu_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,7 +40,12 @@ static CUresult launch_run(cu_op *op)
     launch_op *l = (launch_op *)op;
     char err[640];
     ptxjit_launch_opts opts = {.cooperative = l->cooperative, .heap = l->op.ctx->heap};
-    return cu_result_of(ptxjit_launch_with(cu_engine(), l->k, &l->cfg, &opts, err, sizeof err));
+    ptxjit_status st = ptxjit_launch_with(cu_engine(), l->k, &l->cfg, &opts, err, sizeof err);
+    /* A GPU's driver gives only the error code; the line says which
+     * kernel, block and address */
+    if (st)
+        fprintf(stderr, "ptxjit: %s\n", err);
+    return cu_result_of(st);
 }
 
 /* ---- validation ------------------------------------------------------------------------------ */

@@ -151,6 +151,47 @@ static void test_last_word(void **state)
     poke_at(4096, 4092);
 }
 
+/* A GPU's driver says only ILLEGAL_ADDRESS; ptxjit also names the kernel,
+ * the address and the block on stderr. */
+static void test_fault_named_on_stderr(void **state)
+{
+    (void)state;
+    CUcontext c;
+    CU_OK(cuCtxCreate(&c, NULL, 0, 0));
+    CUmodule m;
+    CUfunction f;
+    CU_OK(cuModuleLoadData(&m, poke_ptx));
+    CU_OK(cuModuleGetFunction(&f, m, "poke"));
+    CUdeviceptr buf;
+    CU_OK(cuMemAlloc(&buf, 64));
+    long long off = sysconf(_SC_PAGESIZE) + 64;
+    void *args[] = {&buf, &off};
+    FILE *log = tmpfile();
+    assert_non_null(log);
+    fflush(stderr);
+    int saved = dup(2);
+    assert_true(saved >= 0 && dup2(fileno(log), 2) == 2);
+    CUresult r = cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL);
+    if (r == CUDA_SUCCESS)
+        r = cuCtxSynchronize();
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    assert_int_equal(r, CUDA_ERROR_ILLEGAL_ADDRESS);
+    char text[1024] = "", want[200];
+    rewind(log);
+    size_t n = fread(text, 1, sizeof text - 1, log);
+    text[n] = 0;
+    fclose(log);
+    snprintf(want, sizeof want,
+             "ptxjit: kernel 'poke': invalid memory access (SIGSEGV) at address %#llx in block "
+             "(0,0,0)\n",
+             (unsigned long long)(buf + (CUdeviceptr)off));
+    assert_string_equal(text, want);
+    CU_EXPECT(CUDA_ERROR_ILLEGAL_ADDRESS, cuMemFree(buf));
+    CU_OK(cuCtxDestroy(c));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -159,6 +200,7 @@ int main(void)
         cmocka_unit_test(test_overrun_large_allocation),
         cmocka_unit_test(test_large_allocations_aligned),
         cmocka_unit_test(test_last_word),
+        cmocka_unit_test(test_fault_named_on_stderr),
     };
     CU_OK(cuInit(0));
     return cmocka_run_group_tests(tests, NULL, NULL);
