@@ -40,6 +40,17 @@ static bool all_zero(CUdeviceptr p, size_t n)
     return zero;
 }
 
+/* A fresh context with poke loaded. */
+static CUcontext poke_context(CUfunction *f)
+{
+    CUcontext c;
+    CU_OK(cuCtxCreate(&c, NULL, 0, 0));
+    CUmodule m;
+    CU_OK(cuModuleLoadData(&m, poke_ptx));
+    CU_OK(cuModuleGetFunction(f, m, "poke"));
+    return c;
+}
+
 /* Allocates NEIGHBOURS buffers of `size` bytes in a fresh context, pokes
  * the middle one at `off` and checks the outcome: success when the store
  * stays in the allocation's pages, else an illegal address. */
@@ -48,12 +59,8 @@ static void poke_at(size_t size, long long off)
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     size_t granule = (size + page - 1) / page * page;
     bool inside = off >= 0 && (size_t)off + 4 <= granule;
-    CUcontext c;
-    CU_OK(cuCtxCreate(&c, NULL, 0, 0));
-    CUmodule m;
     CUfunction f;
-    CU_OK(cuModuleLoadData(&m, poke_ptx));
-    CU_OK(cuModuleGetFunction(&f, m, "poke"));
+    CUcontext c = poke_context(&f);
     CUdeviceptr buf[NEIGHBOURS];
     for (int i = 0; i < NEIGHBOURS; i++)
         CU_OK(cuMemAlloc(&buf[i], size));
@@ -156,12 +163,8 @@ static void test_last_word(void **state)
 static void test_fault_named_on_stderr(void **state)
 {
     (void)state;
-    CUcontext c;
-    CU_OK(cuCtxCreate(&c, NULL, 0, 0));
-    CUmodule m;
     CUfunction f;
-    CU_OK(cuModuleLoadData(&m, poke_ptx));
-    CU_OK(cuModuleGetFunction(&f, m, "poke"));
+    CUcontext c = poke_context(&f);
     CUdeviceptr buf;
     CU_OK(cuMemAlloc(&buf, 64));
     long long off = sysconf(_SC_PAGESIZE) + 64;
