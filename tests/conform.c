@@ -181,13 +181,30 @@ static const char *mode_suffix(unsigned mode)
     return mode == CONFORM_CONVERGED ? "c" : mode == CONFORM_DIVERGENT ? "d" : "g";
 }
 
+enum { ALL_MODES = CONFORM_CONVERGED | CONFORM_DIVERGENT | CONFORM_GUARDED };
+
+/* CONFORM_MODES (letters c, d, g) keeps only those modes where an op has
+ * them.  The sanitized suite runs "cg": an instruction lowers the same
+ * under a divergent block's mask as under a guard's, and the dispatcher
+ * that divergence adds runs in every other end-to-end test, while each
+ * mode is a kernel to compile (a third of these tests' time). */
+static unsigned env_modes(void)
+{
+    const char *v = getenv("CONFORM_MODES");
+    unsigned m = 0;
+    for (; v && *v; v++)
+        m |= *v == 'c' ? CONFORM_CONVERGED : *v == 'd' ? CONFORM_DIVERGENT : *v == 'g' ? CONFORM_GUARDED : 0;
+    return m ? m : ALL_MODES;
+}
+
 /* The modes sweep index k runs in. */
 static unsigned op_modes(const conform_op *op, unsigned k)
 {
     if (!op->ptx)
         return CONFORM_CONVERGED;
-    unsigned all = CONFORM_CONVERGED | CONFORM_DIVERGENT | CONFORM_GUARDED;
-    unsigned m = op->modes & all ? op->modes & all : all;
+    unsigned m = op->modes & ALL_MODES ? op->modes & ALL_MODES : ALL_MODES;
+    if (m & env_modes())
+        m &= env_modes();
     return k == 0 || (op->modes & CONFORM_EVERY_K) ? m : m & CONFORM_CONVERGED;
 }
 
@@ -507,6 +524,8 @@ int conform_run(const conform_suite *s, const conform_op *ops, size_t nops)
         fprintf(stderr, "conform: ptxjit_create: %s\n", err);
         return 1;
     }
+    if (env_modes() != ALL_MODES)
+        fprintf(stderr, "conform: CONFORM_MODES=%s: only these modes run\n", getenv("CONFORM_MODES"));
     file_cache fc = {0};
     int bad = 0;
     for (size_t i = 0; i < nops; i++)
