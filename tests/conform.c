@@ -203,8 +203,9 @@ static unsigned op_modes(const conform_op *op, unsigned k)
     if (!op->ptx)
         return CONFORM_CONVERGED;
     unsigned m = op->modes & ALL_MODES ? op->modes & ALL_MODES : ALL_MODES;
-    if (m & env_modes())
-        m &= env_modes();
+    unsigned kept = m & env_modes();
+    if (kept)
+        m = kept;
     return k == 0 || (op->modes & CONFORM_EVERY_K) ? m : m & CONFORM_CONVERGED;
 }
 
